@@ -1,0 +1,68 @@
+"""Result objects shared by the CLI, the JSON output, the puzzles and the web app."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from analyzer.cards import Card, faces, tokens
+from analyzer.rules import MeldKind, MeldSpec
+
+
+@dataclass(frozen=True)
+class PlacedMeld:
+    """One meld as laid down: the cards in table order and, position by position, the card
+    each one stands for (a natural stands for itself, a wild for the card it replaces)."""
+
+    kind: MeldKind
+    cards: tuple[Card, ...]
+    stands_for: tuple[Card, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "cards": tokens(self.cards), "as": tokens(self.stands_for)}
+
+    def describe(self) -> str:
+        """``7♥ 8♥ 9♥ 10♥ (Joker as 9♥)`` style text for people."""
+        shown = []
+        for card, meaning in zip(self.cards, self.stands_for, strict=True):
+            shown.append(card.face if card == meaning else f"{card.face}={meaning.face}")
+        return " ".join(shown)
+
+
+@dataclass(frozen=True)
+class LayDown:
+    """The best lay-down of a round's contract for one hand, or how far the hand is from it."""
+
+    rules: str
+    round: int
+    contract: tuple[MeldSpec, ...]
+    go_out: bool  # a go-out round: laying down means melding every card
+    hand: tuple[Card, ...]
+    can_lay_down: bool
+    melds: tuple[PlacedMeld, ...]  # empty when it cannot lay down
+    leftover: tuple[Card, ...]
+    leftover_points: int
+    cards_away: int | None  # 0 when it can lay down; None when no extra cards would do
+    missing: tuple[Card, ...]  # one set of cards_away cards that would make it possible
+    with_missing: tuple[PlacedMeld, ...]  # the lay-down those missing cards would allow
+    proven_optimal: bool  # False when the time limit stopped the search first
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "round": self.round,
+            "contract": [spec.to_dict() for spec in self.contract],
+            "go_out": self.go_out,
+            "hand": tokens(self.hand),
+            "can_lay_down": self.can_lay_down,
+            "melds": [meld.to_dict() for meld in self.melds],
+            "leftover": tokens(self.leftover),
+            "leftover_points": self.leftover_points,
+            "cards_away": self.cards_away,
+            "missing": tokens(self.missing),
+            "with_missing": [meld.to_dict() for meld in self.with_missing],
+            "proven_optimal": self.proven_optimal,
+        }
+
+    def describe_missing(self) -> str:
+        return faces(self.missing)
