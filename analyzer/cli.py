@@ -1,0 +1,430 @@
+"""The ``analyze`` command: a hand in, its best lay-down out, for people or as JSON.
+
+Every mistake a user can make (a bad card, a round the rule set lacks, a missing file, a bad
+batch line...) ends as one line ``analyze: ...`` on stderr and exit status 2; in a batch, as an
+``{"error": ...}`` line in place of that line's answer. A traceback is a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import functools
+import io
+import json
+import math
+import os
+import stat
+import sys
+import textwrap
+from collections import Counter
+from importlib import resources
+from typing import IO, Any, Callable, Iterator, NoReturn, Sequence
+
+from analyzer import DEFAULT_TIME_LIMIT, HandError, LayDown, PlacedMeld, Rules, RulesError, analyze, load_rules
+from analyzer.cards import Card, Rank, faces, sorted_cards
+from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
+
+PROG = "analyze"
+DEFAULT_RULES = "progressive"
+MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
+MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
+EXAMPLE_FILE, EXAMPLE_ROUND = "round6.txt", 6  # the bundled hand is for progressive round 6
+BATCH_FIELDS = ("hand", "round", "rules", "players", "time_limit")
+BATCH_SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
+FACE = "face value"
+SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S"})
+
+
+class UsageError(Exception):
+    """A command line, file or batch line the command cannot use; the message is for the user."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        # argparse would print the usage and a second line; one line is the rule here.
+        raise UsageError(f"{message} (see {PROG} --help)")
+
+
+def _seconds(text: str) -> float:
+    try:
+        return _time_limit(float(text))
+    except (ValueError, UsageError):
+        raise argparse.ArgumentTypeError(f"a time limit is a positive number of seconds, not {text!r}") from None
+
+
+def _time_limit(value: float) -> float:
+    if not (math.isfinite(value) and value > 0):
+        raise UsageError(f"a time limit is a positive number of seconds, not {value!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Find the best lay-down of a Contract Rummy round's contract for a hand: the melds "
+        "that leave the fewest penalty points, or how many cards away the hand is and which cards "
+        "would do it.",
+        epilog="Cards: 7H 10h TH QS joker (or JK, *), separated by spaces, commas or new lines; "
+        "# starts a comment. Exit status: 0 done, 2 bad input (in a batch: some line was bad).",
+    )
+    parser.add_argument("hand_file", nargs="?", metavar="HAND_FILE", help="file with the hand; - reads standard input")
+    parser.add_argument("-r", "--round", type=int, metavar="N", help="the round (deal) the hand is for, from 1")
+    parser.add_argument("--rules", metavar="NAME|FILE.toml",
+                        help=f"a rule set (see --list-rules) or a TOML rules file; default {DEFAULT_RULES}")
+    parser.add_argument("--players", type=int, metavar="N",
+                        help="players at the table, which decides the decks and jokers (default: the largest deck)")
+    parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                        help=f"stop the search after this long (default {DEFAULT_TIME_LIMIT:g})")
+    parser.add_argument("--batch", metavar="FILE.jsonl",
+                        help=f"analyse one JSON object per line, e.g. {BATCH_SAMPLE}; one JSON line out per "
+                        "line in; --round, --rules, --players and --time-limit are the defaults")
+    parser.add_argument("--list-rules", action="store_true", help="show the rule sets and their rounds")
+    parser.add_argument("--example", action="store_true",
+                        help=f"analyse the bundled example hand (progressive, round {EXAMPLE_ROUND})")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        modes = [bool(args.hand_file), args.batch is not None, args.list_rules, args.example]
+        if sum(modes) != 1:
+            raise UsageError("give one of: a hand file (- for standard input), --batch FILE.jsonl, "
+                             "--example, --list-rules")
+        if args.list_rules:
+            presets = {name: rules.to_dict() for name, rules in PRESETS.items()}
+            _write(json.dumps(presets, indent=2) if args.json else render_rule_sets())
+            return 0
+        if args.batch is not None:
+            return run_batch(args)
+        return run_one(args)
+    except (UsageError, HandError, RulesError) as error:
+        print(f"{PROG}: {_one_line(str(error))}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # The reader stopped early (``| head``): nothing to report. Point stdout at devnull so the
+        # interpreter's final flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+# ---- one hand --------------------------------------------------------------------------------
+
+
+def run_one(args: argparse.Namespace) -> int:
+    round_number = args.round
+    if round_number is None and args.example:
+        round_number = EXAMPLE_ROUND
+    if round_number is None:
+        raise UsageError("missing --round: say which round the hand is for, e.g. --round 6")
+    rules = load_rules(args.rules or DEFAULT_RULES)
+    if args.example:
+        text = resources.files("analyzer").joinpath("examples", EXAMPLE_FILE).read_text(encoding="utf-8")
+    else:
+        text = read_hand_file(args.hand_file)
+    result = analyze(text, rules, round_number, args.players, args.time_limit)
+    _write(json.dumps(result.to_dict()) if args.json else render(result, rules))
+    return 0
+
+
+def read_hand_file(name: str) -> str:
+    """The text of a hand file (``-``: standard input), refused unread when it is too large."""
+    what = "standard input" if name == "-" else f"hand file {name!r}"
+    with _opened(name, what) as stream:
+        data = _read_limited(stream, what)
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} is not text (UTF-8): is it really a hand?") from None
+
+
+@contextlib.contextmanager
+def _opened(name: str, what: str) -> Iterator[IO[bytes]]:
+    """``name`` open for reading bytes (``-``: standard input); why it cannot be, as a message."""
+    try:
+        stream = sys.stdin.buffer if name == "-" else open(name, "rb")
+    except FileNotFoundError:
+        raise UsageError(f"{what} not found") from None
+    except IsADirectoryError:
+        raise UsageError(f"{what} is a directory, not a file") from None
+    except OSError as error:
+        raise UsageError(f"{what} cannot be opened: {error.strerror or error}") from None
+    with stream:
+        yield stream
+
+
+def _read_limited(stream: IO[bytes], what: str) -> bytes:
+    too_big = f"{what} is larger than {MAX_FILE_BYTES // 1024} KiB; a hand is a few dozen cards"
+    try:
+        info = os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        info = None
+    if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
+        raise UsageError(too_big)
+    data = stream.read(MAX_FILE_BYTES + 1)  # pipes and devices have no size: read no further
+    if len(data) > MAX_FILE_BYTES:
+        raise UsageError(too_big)
+    return data
+
+
+# ---- a batch ---------------------------------------------------------------------------------
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    """One JSON line out per line in, in order; a bad line gets ``{"error": ...}`` and the rest go on.
+    Bad lines are then summed up on stderr, with exit status 2."""
+    rules_for = functools.lru_cache(maxsize=None)(load_rules)  # each distinct rule set read once
+    errors: list[str] = []
+    number = 0
+    with _opened(args.batch, "standard input" if args.batch == "-" else f"batch file {args.batch!r}") as stream:
+        for number, (line, whole) in enumerate(_batch_lines(stream), start=1):
+            try:
+                if not whole:
+                    raise UsageError(f"the line is longer than {MAX_LINE_BYTES // 1024} KiB")
+                answer = _batch_answer(line, args, rules_for)
+            except (UsageError, HandError, RulesError) as error:
+                answer = {"error": f"line {number}: {_one_line(str(error))}"}
+                errors.append(answer["error"])
+            _write(json.dumps(answer))
+    if errors:
+        raise UsageError(f"{len(errors)} of {number} batch lines had errors, the first at {errors[0]}")
+    return 0
+
+
+def _batch_lines(stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+    """Each line without its ending, and whether it is whole (a line over the cap is skipped)."""
+    while line := stream.readline(MAX_LINE_BYTES + 1):
+        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+            while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                pass
+            yield b"", False
+        else:
+            yield line.rstrip(b"\r\n"), True
+
+
+def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable[[str], Rules]) -> dict[str, Any]:
+    try:
+        text = line.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UsageError("the line is not UTF-8 text") from None
+    if not text.strip():
+        raise UsageError(f"empty line; each line is a JSON object such as {BATCH_SAMPLE}")
+    try:
+        job = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"not JSON ({error.msg} at column {error.colno}); expected e.g. {BATCH_SAMPLE}") from None
+    except RecursionError:
+        raise UsageError("the JSON is nested too deeply; each line is one flat object") from None
+    if not isinstance(job, dict):
+        raise UsageError(f"expected a JSON object such as {BATCH_SAMPLE}, not {text.strip()[:40]!r}")
+    unknown = sorted(set(job) - set(BATCH_FIELDS))
+    if unknown:
+        raise UsageError(f"unknown field {unknown[0]!r}; the fields are {', '.join(BATCH_FIELDS)}")
+    hand = _field(job, "hand", str, None, "text such as \"7H 8H 9H JK\"")
+    round_number = _field(job, "round", int, defaults.round, "a whole number")
+    rules_name = _field(job, "rules", str, defaults.rules or DEFAULT_RULES, "a rule set name or a .toml file")
+    players = _field(job, "players", int, defaults.players, "a whole number")
+    time_limit = _field(job, "time_limit", (int, float), defaults.time_limit, "a number of seconds")
+    if hand is None:
+        raise UsageError("missing \"hand\"")
+    if round_number is None:
+        raise UsageError("missing \"round\" (or give --round for every line)")
+    result = analyze(hand, rules_for(rules_name), round_number, players, _time_limit(time_limit))
+    return result.to_dict()
+
+
+def _field(job: dict[str, Any], key: str, kinds: type | tuple[type, ...], default: Any, expected: str) -> Any:
+    """``job[key]`` checked against ``kinds``; absent or null gives ``default``."""
+    value = job.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise UsageError(f"{key!r} must be {expected}, not {json.dumps(value)[:40]}")
+    return value
+
+
+# ---- text for people -------------------------------------------------------------------------
+
+
+def render(result: LayDown, rules: Rules) -> str:
+    """The analysis as a card player reads it: the melds, what is left and what it costs."""
+    round_rule = rules.round(result.round)
+    lines = [
+        f"Rules: {result.rules}, round {result.round} of {len(rules.rounds)}: "
+        f"{round_rule.describe_contract()}, {round_rule.deal} cards dealt"
+        + (" (go-out round: every card must be melded)" if result.go_out else ""),
+        f"Hand ({len(result.hand)} cards): {faces(result.hand)}",
+        "",
+    ]
+    if result.can_lay_down:
+        lines.append("You can go out:" if result.go_out else "You can lay down:")
+        lines += _meld_lines(result.melds)
+        lines.append(_left_line(result.leftover, result.leftover_points, "Left in hand", "Nothing left in hand."))
+        shown = result.melds
+    elif result.cards_away is None and result.proven_optimal:
+        lines.append("This hand cannot lay down the contract, whatever cards it draws"
+                     + (": in this round every card must fit into the melds." if result.go_out else "."))
+        shown = ()
+    elif result.cards_away is None:
+        lines.append("Nothing found within the time limit, not even with extra cards (not proven impossible: "
+                     "a longer --time-limit may find a lay-down).")
+        return "\n".join(lines)
+    else:
+        away = result.cards_away
+        lines.append(f"Not yet: you are {away} card{'s' if away != 1 else ''} away.")
+        lines.append(f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}")
+        lines.append("and then you could lay down:")
+        lines += _meld_lines(result.with_missing)
+        kept = _kept_back(result)
+        lines.append(_left_line(kept, sum(rules.points_of(card) for card in kept), "You would keep",
+                                "Every card you hold would be melded."))
+        shown = result.with_missing
+    stand_ins = [(card, meaning) for meld in shown for card, meaning in zip(meld.cards, meld.stands_for)
+                 if card != meaning]
+    if stand_ins:
+        card, meaning = stand_ins[0]
+        wild = "joker" if card.is_joker else f"wild {card.face}"
+        lines.append(f"({card.face}={meaning.face}: the {wild} stands for the {meaning.face}.)")
+    if not result.proven_optimal:
+        lines.append("Note: best found within the time limit, not proven optimal "
+                     "(a longer --time-limit may find better).")
+    return "\n".join(lines)
+
+
+def _meld_lines(melds: Sequence[PlacedMeld]) -> list[str]:
+    labels = [f"{meld.kind.value} of {len(meld.cards)}:" for meld in melds]
+    width = max(map(len, labels), default=0)
+    return [f"  {label:<{width}}  {meld.describe()}" for label, meld in zip(labels, melds)]
+
+
+def _left_line(cards: Sequence[Card], points: int, what: str, when_none: str) -> str:
+    if not cards:
+        return when_none
+    return f"{what}: {faces(cards)} ({points} point{'s' if points != 1 else ''})"
+
+
+def _kept_back(result: LayDown) -> tuple[Card, ...]:
+    """The hand's own cards the ``with_missing`` lay-down leaves in hand."""
+    used_from_hand = Counter(card for meld in result.with_missing for card in meld.cards) - Counter(result.missing)
+    return sorted_cards((Counter(result.hand) - used_from_hand).elements())
+
+
+# ---- the rule sets ---------------------------------------------------------------------------
+
+
+def render_rule_sets() -> str:
+    """Every preset: source, decks, how melds work, points, and each round's deal and contract."""
+    blocks = []
+    for name, rules in PRESETS.items():
+        aliases = [alias for alias, target in ALIASES.items() if target == name]
+        title = name + (" (default)" if name == DEFAULT_RULES else "") + "".join(f", also {a}" for a in aliases)
+        lines = [title, *_wrapped("source: " + rules.source), *_wrapped("players: " + _decks_text(rules.decks)),
+                 *_wrapped("melds: " + _melds_text(rules)), *_wrapped("play: " + _play_text(rules)),
+                 *_wrapped("points: " + _points_text(rules)),
+                 "    rounds:"]
+        for number, rule in enumerate(rules.rounds, start=1):
+            notes = []
+            if rule.go_out:
+                notes.append("go out")
+            if rule.buys is not None or rule.buy_penalty_cards is not None:
+                notes.append(_buys_text(rules.buys_in(number), rules.buy_penalty_in(number), ""))
+            note = f"  [{'; '.join(notes)}]" if notes else ""
+            lines.append(f"    {number:>6}. {rule.deal:>2} cards: {rule.describe_contract()}{note}")
+        blocks.append("\n".join(lines))
+    return "\n\n".join(blocks)
+
+
+def _wrapped(text: str) -> list[str]:
+    return textwrap.wrap(text, width=96, initial_indent="    ", subsequent_indent="        ")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+def _decks_text(decks: Sequence[DeckRule]) -> str:
+    parts = []
+    for deck in decks:
+        players = str(deck.min_players) if deck.min_players == deck.max_players else f"{deck.min_players}-{deck.max_players}"
+        parts.append(f"{players}: {_plural(deck.decks, 'deck')} + {_plural(deck.jokers, 'joker')}")
+    return "; ".join(parts)
+
+
+def _melds_text(rules: Rules) -> str:
+    exact = rules.contract_mode == ContractMode.EXACT
+    ace = {(True, True): "low or high", (False, True): "high only", (True, False): "low only"}
+    wild = "jokers and 2s" if rules.deuces_wild else "jokers"
+    if rules.max_wilds_per_meld is not None:
+        wild += f", at most {rules.max_wilds_per_meld} per meld"
+    if not rules.wilds_may_outnumber_naturals:
+        wild += ", never more than the natural cards"
+    parts = [
+        "exactly the contract's sizes" if exact else "may be longer than the contract's sizes",
+        f"same-suit runs: {rules.same_suit_runs.value}",
+        f"ace {ace[rules.ace_low, rules.ace_high]}",
+        f"wild: {wild}",
+    ]
+    if rules.distinct_set_ranks:
+        parts.append("no two sets of one rank")
+    return "; ".join(parts)
+
+
+def _play_text(rules: Rules) -> str:
+    by_round = [rule.buys is not None or rule.buy_penalty_cards is not None for rule in rules.rounds]
+    if all(by_round):
+        buys = "by round"
+    else:
+        buys = _buys_text(rules.buys_per_round, rules.buy_penalty_cards, " a round")
+        buys += ", other rounds as marked" if any(by_round) else ""
+    if rules.no_consecutive_buys:
+        buys += ", never the same player twice in a row"
+    return f"discard to go out: {rules.discard_to_go_out}; buying: {buys}"
+
+
+def _buys_text(buys: int | None, penalty: int, per: str) -> str:
+    if buys == 0:
+        return "no buying"
+    count = "unlimited buys" if buys is None else _plural(buys, "buy") + per
+    return f"{count}, {_plural(penalty, 'penalty card') if penalty else 'no penalty card'}"
+
+
+def _points_text(rules: Rules) -> str:
+    """``A 15, 2-10 face value, J-K 10, joker 25``: consecutive ranks worth alike, grouped."""
+    points: Points = rules.points
+    groups: list[list[Any]] = []  # [first rank, last rank, points or FACE]
+    for number, value in enumerate(points.by_rank, start=1):
+        last = groups[-1] if groups else None
+        if last and last[2] == value:
+            last[1] = number
+        elif last and value == number and (last[2] == FACE or last[0] == last[1] == last[2] == number - 1 >= 2):
+            last[1:] = [number, FACE]  # 2, 3, 4...: each worth its own number
+        else:
+            groups.append([number, number, value])
+    parts = [
+        Rank(first).token + (f"-{Rank(last).token}" if last != first else "") + f" {value}"
+        for first, last, value in groups
+    ]
+    parts.append(f"joker {points.joker}")
+    if rules.deuces_wild:
+        parts.append(f"wild 2 {points.wild_deuce}")
+    return ", ".join(parts)
+
+
+# ---- output ----------------------------------------------------------------------------------
+
+
+def _write(text: str) -> None:
+    """Print, falling back to suit letters (7H) where the terminal cannot show suit symbols."""
+    try:
+        sys.stdout.write(text + "\n")
+    except UnicodeEncodeError:
+        encoding = sys.stdout.encoding or "ascii"
+        sys.stdout.write(text.translate(SUIT_LETTERS).encode(encoding, "replace").decode(encoding) + "\n")
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split("\n"))

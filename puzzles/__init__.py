@@ -1,0 +1,1 @@
+"""Puzzles: generated, verified problems (to come)."""

@@ -1,0 +1,1 @@
+"""Web trainer (Flask, to come)."""
