@@ -37,7 +37,6 @@ from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, Sa
 
 SUITS = tuple(Suit)
 LOW_ACE, HIGH_ACE = 1, 14
-FORCE_SLOTS = False
 
 
 def _position_rank(position: int) -> Rank:
@@ -189,7 +188,7 @@ def build_model(problem: Problem, strict_deck: bool) -> Model:
     # Exact contracts count runs per window; minimum and go-out contracts (runs of any length)
     # and the strict deck model use one slot per run.
     use_windows = (not problem.minimum and not strict_deck and rules.max_wilds_per_meld is None
-                   and rules.wilds_may_outnumber_naturals and not FORCE_SLOTS)
+                   and rules.wilds_may_outnumber_naturals)
     runs = [] if use_windows else [_run_slot(model, problem, spec, index, strict_deck)
                                    for index, spec in enumerate(problem.run_specs)]
     windows = [_run_windows(model, problem, spec, how_many)
@@ -500,7 +499,15 @@ class Solution:
     proven_optimal: bool
 
 
-def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> Solution | None:
+class NoLayDown(Exception):
+    """No number of extra cards gives a legal lay-down (``proven``: CP-SAT proved it)."""
+
+    def __init__(self, proven: bool) -> None:
+        super().__init__("no lay-down")
+        self.proven = proven
+
+
+def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> Solution:
     built = build_model(problem, strict_deck)
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic, and models are small
@@ -514,7 +521,7 @@ def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> Sol
     solver.parameters.linearization_level = 2
     status = solver.solve(built.model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-        return None
+        raise NoLayDown(proven=status == cp_model.INFEASIBLE)
     return _translate(problem, built, solver, status == cp_model.OPTIMAL, strict_deck)
 
 
@@ -656,17 +663,18 @@ def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck
                    time_limit: float) -> LayDown:
     """Best lay-down, or cards away with a witness, for an already checked hand."""
     problem = make_problem(hand, rules, round_number, deck)
-    try:
-        solution = solve(problem, time_limit)
-    except _DeckTooSmall:
-        solution = solve(problem, time_limit, strict_deck=True)
     total_points = sum(problem.points(card) for card in problem.hand)
     base = dict(rules=rules.name, round=round_number, contract=problem.contract, go_out=problem.go_out,
                 hand=problem.hand)
-    if solution is None:
+    try:
+        try:
+            solution = solve(problem, time_limit)
+        except _DeckTooSmall:
+            solution = solve(problem, time_limit, strict_deck=True)
+    except NoLayDown as none:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
-                       proven_optimal=False)
+                       proven_optimal=none.proven)
     ordered = tuple(sorted(solution.melds, key=_meld_order))
     if solution.missing:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,

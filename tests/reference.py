@@ -7,7 +7,8 @@ disagreement with the CP-SAT solver points at the solver. It is meant for hands 
 cards and contracts of up to three melds.
 
 ``reference_cards_away`` adds every multiset of 0, 1, 2, ... extra cards the deck allows and
-asks ``reference_best`` again.
+asks the same question again. ``reference_lay_downs`` shows the lay-downs themselves, as
+``PlacedMeld``s, so that tests can hold the validator to them too.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Iterable, Iterator
 
 from analyzer.cards import ALL_CARD_KINDS, Card, Rank, Suit
 from analyzer.hand import deck_copies
+from analyzer.result import PlacedMeld
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
 
 # A meld's meaning: ("set", rank) for sets and pairs, ("run", suit, first, last position).
@@ -29,8 +31,17 @@ Candidate = tuple[Counter[Card], Meaning]
 def reference_best(hand: Iterable[Card], rules: Rules, round_number: int) -> int | None:
     """Fewest leftover points over all legal lay-downs of the round's contract, None if none."""
     points = [sum(rules.points_of(card) for card in leftover.elements())
-              for leftover in _lay_downs(Counter(hand), rules, round_number)]
+              for _, leftover in _lay_downs(Counter(hand), rules, round_number, {})]
     return min(points, default=None)
+
+
+def reference_lay_downs(
+    hand: Iterable[Card], rules: Rules, round_number: int
+) -> Iterator[tuple[tuple[PlacedMeld, ...], tuple[Card, ...]]]:
+    """Every legal lay-down (melds and leftover), some more than once."""
+    for chosen, leftover in _lay_downs(Counter(hand), rules, round_number, {}):
+        melds = tuple(_placed(used, meaning, rules, kind) for (used, meaning), kind in chosen)
+        yield melds, tuple(sorted(leftover.elements(), key=Card.sort_key))
 
 
 def reference_cards_away(
@@ -41,13 +52,14 @@ def reference_cards_away(
     None when even ``max_extra`` extra cards do not.
     """
     cards = Counter(hand)
+    cache: MeldCache = {}
     for count in range(max_extra + 1):
         for extra in itertools.combinations_with_replacement(ALL_CARD_KINDS, count):
             together = cards + Counter(extra)
             if any(n > deck_copies(card, deck) for card, n in together.items()):
                 continue
             # Same question as "reference_best(...) is not None", stopping at the first lay-down.
-            if next(_lay_downs(together, rules, round_number), None) is not None:
+            if next(_lay_downs(together, rules, round_number, cache), None) is not None:
                 return count
     return None
 
@@ -55,29 +67,34 @@ def reference_cards_away(
 # ---- all lay-downs ---------------------------------------------------------------------
 
 
-def _lay_downs(cards: Counter[Card], rules: Rules, round_number: int) -> Iterator[Counter[Card]]:
-    """The leftover of every legal lay-down (with repeats)."""
+def _lay_downs(
+    cards: Counter[Card], rules: Rules, round_number: int, cache: MeldCache
+) -> Iterator[tuple[list[tuple[Candidate, MeldKind]], Counter[Card]]]:
+    """Every legal lay-down (with repeats): the melds, each with its contract entry's kind, and
+    the leftover. ``cache`` belongs to ``rules``."""
     round_rule = rules.round(round_number)
     contract = round_rule.contract
     if sum(cards.values()) < sum(spec.size for spec in contract):
         return  # not enough cards for the contract's smallest melds
-    candidates = {spec: _candidates(cards, spec, rules, round_rule.go_out) for spec in set(contract)}
+    candidates = {spec: _candidates(cards, spec, rules, round_rule.go_out, cache) for spec in set(contract)}
 
-    def place(index: int, remaining: Counter[Card], chosen: list[Candidate], first: int) -> Iterator[Counter[Card]]:
+    def place(
+        index: int, remaining: Counter[Card], chosen: list[tuple[Candidate, MeldKind]], first: int
+    ) -> Iterator[tuple[list[tuple[Candidate, MeldKind]], Counter[Card]]]:
         if index == len(contract):
             if not (round_rule.go_out and sum(remaining.values()) > 0):
-                yield remaining
+                yield chosen, remaining
             return
         options = candidates[contract[index]]
         for number in range(first, len(options)):
             used, meaning = options[number]
             if any(remaining[card] < n for card, n in used.items()):
                 continue
-            if not all(_compatible(meaning, other, rules) for _, other in chosen):
+            if not all(_compatible(meaning, other, rules) for (_, other), _ in chosen):
                 continue
             # Equal contract entries are interchangeable: take their candidates in order.
             same_next = index + 1 < len(contract) and contract[index + 1] == contract[index]
-            yield from place(index + 1, remaining - used, chosen + [(used, meaning)],
+            yield from place(index + 1, remaining - used, chosen + [((used, meaning), contract[index].kind)],
                              number if same_next else 0)
 
     yield from place(0, cards, [], 0)
@@ -104,77 +121,114 @@ def _compatible(a: Meaning, b: Meaning, rules: Rules) -> bool:
 # ---- every way to make one contract meld -----------------------------------------------
 
 
-def _candidates(cards: Counter[Card], spec: MeldSpec, rules: Rules, go_out: bool) -> list[Candidate]:
+def _candidates(
+    cards: Counter[Card], spec: MeldSpec, rules: Rules, go_out: bool, cache: MeldCache
+) -> list[Candidate]:
+    """Every legal way to make this contract meld out of ``cards``."""
     exact = rules.contract_mode == ContractMode.EXACT and not go_out
-    sizes = [spec.size] if exact else list(range(spec.size, sum(cards.values()) + 1))
+    largest = spec.size if exact else None
+    # A run of one suit can use only that suit's cards and wild cards, a set of one rank only
+    # that rank's cards and wild cards. Listing melds from just those cards lets the cache
+    # (kept for one rule set) answer again when extra cards of other suits or ranks come in.
+    wilds = [(card, n) for card, n in cards.items() if n > 0 and rules.is_wild(card)]
+    naturals = [(card, n) for card, n in cards.items() if n > 0 and not rules.is_wild(card)]
     found: list[Candidate] = []
-    for meld, natural_count, meaning in _melds(cards, spec.kind, sizes, rules):
-        wild_count = sum(meld.values()) - natural_count
-        if rules.max_wilds_per_meld is not None and wild_count > rules.max_wilds_per_meld:
-            continue
-        if not rules.wilds_may_outnumber_naturals and wild_count > natural_count:
-            continue
-        found.append((meld, meaning))
-    # The same cards with the same meaning can come up more than once; keep one.
-    unique = {(tuple(sorted(meld.elements(), key=Card.sort_key)), meaning): (meld, meaning) for meld, meaning in found}
-    return list(unique.values())
-
-
-def _melds(
-    cards: Counter[Card], kind: MeldKind, sizes: list[int], rules: Rules
-) -> Iterator[tuple[Counter[Card], int, Meaning]]:
-    """(cards, how many of them count as natural, meaning) for every meld of that kind and size."""
-    if kind == MeldKind.RUN:
-        yield from _runs(cards, sizes, rules)
+    if spec.kind == MeldKind.RUN:
+        for suit in Suit:
+            usable = _sorted_items(wilds + [(card, n) for card, n in naturals if card.suit == suit])
+            key = ("run", suit, usable, spec.size, largest)
+            if key not in cache:
+                cache[key] = _runs_of(suit, usable, spec.size, largest, rules)
+            found += cache[key]
     else:
-        yield from _sets(cards, sizes, rules)
+        for rank in Rank:
+            usable = _sorted_items(wilds + [(card, n) for card, n in naturals if card.rank == rank])
+            key = ("set", rank, usable, spec.size, largest)
+            if key not in cache:
+                cache[key] = _sets_of(rank, usable, spec.size, largest, rules)
+            found += cache[key]
+    return found
 
 
-def _sets(cards: Counter[Card], sizes: list[int], rules: Rules) -> Iterator[tuple[Counter[Card], int, Meaning]]:
-    for rank in Rank:
-        # Cards of the rank are natural here (a 2 in a set of 2s too, even when 2s are wild).
-        naturals = Counter({card: n for card, n in cards.items() if card.rank == rank})
-        wilds = Counter({card: n for card, n in cards.items() if card.rank != rank and rules.is_wild(card)})
-        for size in sizes:
-            if size > sum(naturals.values()) + sum(wilds.values()):
-                break
+Usable = tuple[tuple[Card, int], ...]  # a multiset of cards as sorted (card, count) pairs
+Melds = tuple[Candidate, ...]
+MeldCache = dict[tuple[object, ...], Melds]
+
+
+def _sorted_items(items: list[tuple[Card, int]]) -> Usable:
+    return tuple(sorted(items, key=lambda item: item[0].sort_key()))
+
+
+def _legal_wild_count(size: int, natural_count: int, rules: Rules) -> bool:
+    wild_count = size - natural_count
+    if rules.max_wilds_per_meld is not None and wild_count > rules.max_wilds_per_meld:
+        return False
+    return rules.wilds_may_outnumber_naturals or wild_count <= natural_count
+
+
+def _unique(melds: Iterable[Candidate]) -> Melds:
+    """Each meld once (the same cards with the same meaning can come up several times)."""
+    unique = {(_sorted_items(list(meld.items())), meaning): (meld, meaning) for meld, meaning in melds}
+    return tuple(unique.values())
+
+
+def _sets_of(
+    rank: Rank, usable: Usable, smallest: int, largest: int | None, rules: Rules
+) -> Melds:
+    """Every legal set (or pair) of ``rank`` from ``usable``, ``smallest`` to ``largest`` cards."""
+    # Cards of the rank are natural here (a 2 in a set of 2s too, even when 2s are wild).
+    naturals = Counter({card: n for card, n in usable if card.rank == rank})
+    wilds = Counter({card: n for card, n in usable if card.rank != rank})
+    top = sum(n for _, n in usable) if largest is None else largest
+
+    def melds() -> Iterator[tuple[Counter[Card], Meaning]]:
+        for size in range(smallest, top + 1):
             for natural_count in range(size + 1):
+                if not _legal_wild_count(size, natural_count, rules):
+                    continue
                 for chosen_naturals in _sub_multisets(naturals, natural_count):
                     for chosen_wilds in _sub_multisets(wilds, size - natural_count):
-                        yield chosen_naturals + chosen_wilds, natural_count, ("set", rank)
+                        yield chosen_naturals + chosen_wilds, ("set", rank)
+
+    return _unique(melds())
 
 
 def _position_card(position: int, suit: Suit) -> Card:
+    """Positions 1 and 14 hold the ace, 2..13 the rank of that number."""
     return Card(Rank.ACE if position in (1, 14) else Rank(position), suit)
 
 
-def _runs(cards: Counter[Card], sizes: list[int], rules: Rules) -> Iterator[tuple[Counter[Card], int, Meaning]]:
-    wild_total = sum(n for card, n in cards.items() if rules.is_wild(card))
-    for suit in Suit:
-        present = {p for p in range(1, 15) if cards[_position_card(p, suit)] > 0}
-        for size in sizes:
-            if size > rules.max_run_length:
-                continue
+def _runs_of(
+    suit: Suit, usable: Usable, smallest: int, largest: int | None, rules: Rules
+) -> Melds:
+    """Every legal run of ``suit`` from ``usable``, ``smallest`` to ``largest`` cards."""
+    cards = Counter(dict(usable))
+    wild_total = sum(n for card, n in usable if rules.is_wild(card))
+    present = {p for p in range(1, 15) if cards[_position_card(p, suit)] > 0}
+    top = min(14, rules.max_run_length, sum(n for _, n in usable) if largest is None else largest)
+
+    def melds() -> Iterator[tuple[Counter[Card], Meaning]]:
+        for size in range(smallest, top + 1):
             for first in range(1, 14 - size + 2):
                 last = first + size - 1
                 if (first == 1 and not rules.ace_low) or (last == 14 and not rules.ace_high):
                     continue
-                positions = range(first, last + 1)
                 # Each position holds its own natural card (a wild 2 on its own place counts
                 # as natural) or a wild card; try every split between the two.
-                have = [p for p in positions if p in present]
-                must_be_wild = size - len(have)
-                if must_be_wild > wild_total:
-                    continue
-                for wild_places in range(must_be_wild, min(size, wild_total) + 1):
+                have = [p for p in range(first, last + 1) if p in present]
+                for wild_places in range(size - len(have), min(size, wild_total) + 1):
+                    if not _legal_wild_count(size, size - wild_places, rules):
+                        continue
                     for natural_places in itertools.combinations(have, size - wild_places):
                         naturals = Counter(_position_card(p, suit) for p in natural_places)
                         if naturals - cards:
-                            continue  # e.g. a 14-card run needs the ace twice
-                        rest = cards - naturals
-                        wilds = Counter({card: n for card, n in rest.items() if rules.is_wild(card)})
+                            continue  # a 14-card run needs the ace twice
+                        wilds = Counter({card: n for card, n in (cards - naturals).items()
+                                         if rules.is_wild(card)})
                         for chosen_wilds in _sub_multisets(wilds, wild_places):
-                            yield naturals + chosen_wilds, len(natural_places), ("run", suit, first, last)
+                            yield naturals + chosen_wilds, ("run", suit, first, last)
+
+    return _unique(melds())
 
 
 def _sub_multisets(pool: Counter[Card], size: int) -> Iterator[Counter[Card]]:
@@ -193,3 +247,28 @@ def _sub_multisets(pool: Counter[Card], size: int) -> Iterator[Counter[Card]]:
                 yield rest + Counter({card: take}) if take else rest
 
     yield from pick(0, size)
+
+
+def _placed(used: Counter[Card], meaning: Meaning, rules: Rules, kind: MeldKind) -> PlacedMeld:
+    """The meld in table order with what each card stands for."""
+    if meaning[0] == "set":
+        rank = meaning[1]
+        assert isinstance(rank, Rank)
+        cards = sorted(used.elements(), key=lambda card: (card.rank != rank, card.sort_key()))
+        stands_for = [card if card.rank == rank else Card(rank, Suit.CLUBS) for card in cards]
+        return PlacedMeld(kind, tuple(cards), tuple(stands_for))
+    _, suit, first, last = meaning
+    assert isinstance(suit, Suit) and isinstance(first, int) and isinstance(last, int)
+    targets = [_position_card(p, suit) for p in range(first, last + 1)]
+    rest = Counter(used)
+    placed: list[Card | None] = []
+    for target in targets:  # every position takes its own card when there is one...
+        if rest[target] > 0:
+            rest[target] -= 1
+            placed.append(target)
+        else:
+            placed.append(None)
+    wilds = sorted(rest.elements(), key=Card.sort_key)  # ...and wild cards fill the others
+    assert all(rules.is_wild(card) for card in wilds) and len(wilds) == placed.count(None)
+    cards = [card if card is not None else wilds.pop() for card in placed]
+    return PlacedMeld(kind, tuple(cards), tuple(targets))

@@ -1,0 +1,345 @@
+"""The ``analyze`` command as a user runs it: a subprocess, its stdout, stderr and exit status.
+
+Answers are compared with the public API (``analyzer.analyze``), so these tests check what the
+command adds (reading, wording, JSON lines, errors), not the solver again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from analyzer import PRESETS, analyze, load_rules
+from analyzer.cli import render
+from analyzer.rules import ALIASES
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "analyzer" / "examples"
+EXAMPLE_HAND = (EXAMPLES / "round6.txt").read_text(encoding="utf-8")
+LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2: a set of 3 and a run of 4, nothing left
+THREE_AWAY = "7C 7D 4H 5H 6H 9S 10S JS KD"  # progressive round 6: needs a 7, a heart and a spade
+
+
+def run(*args: str, stdin: str | bytes | None = None, encoding: str = "utf-8") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    completed = subprocess.run(
+        [sys.executable, "-m", "analyzer", *args], input=stdin.encode() if isinstance(stdin, str) else stdin,
+        capture_output=True, cwd=ROOT, env=env, timeout=120,
+    )
+    return subprocess.CompletedProcess(completed.args, completed.returncode,
+                                       completed.stdout.decode(encoding), completed.stderr.decode(encoding))
+
+
+def succeeded(result: subprocess.CompletedProcess[str]) -> str:
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    return result.stdout
+
+
+def assert_refused(result: subprocess.CompletedProcess[str], *words: str) -> str:
+    """Exit status 2 and one line ``analyze: ...`` on stderr that names the problem."""
+    assert "Traceback" not in result.stderr
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("analyze: ")
+    for word in words:
+        assert word in lines[0]
+    return lines[0]
+
+
+def hand_file(tmp_path: Path, text: str | bytes, name: str = "hand.txt") -> str:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+# ---- one hand, for people ---------------------------------------------------------------------
+
+
+def test_example_shows_the_best_lay_down_with_the_joker_and_the_leftover() -> None:
+    out = succeeded(run("--example"))
+    expected = analyze(EXAMPLE_HAND, "progressive", 6)
+    assert expected.can_lay_down and expected.leftover and any(c.is_joker for c in expected.hand)
+    assert "round 6" in out and "1 set of 3 + 2 runs of 4" in out
+    assert "You can lay down:" in out
+    for meld in expected.melds:
+        assert meld.describe() in out  # jokers shown as what they stand for
+    assert "Joker=" in out
+    points = expected.leftover_points
+    assert f"Left in hand: {' '.join(c.face for c in expected.leftover)} ({points} points)" in out
+    assert "♥" in out and "not proven" not in out
+
+
+def test_cards_away_names_the_missing_cards_and_the_lay_down_they_allow(tmp_path: Path) -> None:
+    out = succeeded(run(hand_file(tmp_path, THREE_AWAY), "--round", "6"))
+    expected = analyze(THREE_AWAY, "progressive", 6)
+    assert expected.cards_away == 3
+    assert "you are 3 cards away" in out
+    assert f"These cards would do it: {expected.describe_missing()}" in out
+    for meld in expected.with_missing:
+        assert meld.describe() in out
+    assert "You would keep: K♦ (10 points)" in out
+
+
+def test_one_card_away_is_said_in_the_singular(tmp_path: Path) -> None:
+    out = succeeded(run(hand_file(tmp_path, "7H 8H 9H 5C 5D 5S"), "--round", "2"))
+    assert "you are 1 card away" in out and "This card would do it:" in out
+
+
+def test_a_wild_two_is_shown_as_what_it_stands_for(tmp_path: Path) -> None:
+    out = succeeded(run(hand_file(tmp_path, "5S 6S 2C 8S KC KD KH"), "-r", "2", "--rules", "eveleigh"))
+    assert "2♣=7♠" in out and "the wild 2♣ stands for the 7♠" in out
+
+
+def test_not_proven_optimal_is_flagged() -> None:
+    result = analyze(EXAMPLE_HAND, "progressive", 6)
+    rules = load_rules("progressive")
+    flag = "best found within the time limit, not proven optimal"
+    assert flag not in render(result, rules)
+    assert flag in render(dataclasses.replace(result, proven_optimal=False), rules)
+    away = analyze(THREE_AWAY, "progressive", 6)
+    assert flag in render(dataclasses.replace(away, proven_optimal=False), rules)
+
+
+def test_no_lay_down_at_all_is_told_apart_from_running_out_of_time() -> None:
+    rules = load_rules("shanghai")
+    result = analyze("KC KC KD KD KH KH KS KS", rules, 7)  # a go-out round: eight kings never fit
+    assert result.cards_away is None and not result.can_lay_down
+    impossible = render(dataclasses.replace(result, proven_optimal=True), rules)
+    assert "cannot lay down the contract, whatever cards it draws" in impossible
+    assert "every card must fit" in impossible
+    timed_out = render(dataclasses.replace(result, proven_optimal=False), rules)
+    assert "not proven impossible" in timed_out and "whatever cards" not in timed_out
+
+
+def test_a_terminal_without_suit_symbols_gets_suit_letters() -> None:
+    out = succeeded(run("--example", encoding="ascii"))
+    assert "9S 10S JS QS" in out and "♠" not in out
+
+
+# ---- one hand, as JSON ------------------------------------------------------------------------
+
+
+def test_json_is_the_lay_down_dict() -> None:
+    answer = json.loads(succeeded(run("--example", "--json")))
+    assert answer == analyze(EXAMPLE_HAND, "progressive", 6).to_dict()
+    assert set(answer) == {
+        "rules", "round", "contract", "go_out", "hand", "can_lay_down", "melds", "leftover",
+        "leftover_points", "cards_away", "missing", "with_missing", "proven_optimal",
+    }
+    used = Counter(card for meld in answer["melds"] for card in meld["cards"])
+    assert used + Counter(answer["leftover"]) == Counter(answer["hand"])
+    assert answer["can_lay_down"] and answer["cards_away"] == 0 and "JK" in used
+
+
+def test_json_for_a_hand_that_cannot_lay_down(tmp_path: Path) -> None:
+    answer = json.loads(succeeded(run(hand_file(tmp_path, THREE_AWAY), "-r", "6", "--json")))
+    assert not answer["can_lay_down"] and answer["melds"] == []
+    assert len(answer["missing"]) == answer["cards_away"] == 3
+    used = Counter(card for meld in answer["with_missing"] for card in meld["cards"])
+    assert used - Counter(answer["missing"]) <= Counter(answer["hand"])
+    assert Counter(answer["missing"]) <= used
+
+
+def test_stdin_and_a_file_give_the_same_answer(tmp_path: Path) -> None:
+    text = "# from my hand\n10h, 8♥ 9h\n7H 5c 5D 5s\n"
+    from_file = json.loads(succeeded(run(hand_file(tmp_path, text), "--round", "2", "--json")))
+    from_stdin = json.loads(succeeded(run("-", "--round", "2", "--json", stdin=text)))
+    assert from_file == from_stdin == analyze(LAY_DOWN, "progressive", 2).to_dict()
+
+
+def test_players_decide_the_jokers(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, "JK JK JK 7H 7D")  # pagat: players - 1 jokers
+    answer = json.loads(succeeded(run(path, "-r", "1", "--rules", "pagat", "--players", "4", "--json")))
+    assert answer["hand"].count("JK") == 3 and answer["cards_away"] == 1
+    assert_refused(run(path, "-r", "1", "--rules", "pagat", "--players", "3"), "3 jokers", "only 2")
+    assert_refused(run(path, "-r", "1", "--rules", "pagat", "--players", "2"), "3 to 5 players")
+
+
+def test_a_rules_file_changes_the_contract(tmp_path: Path) -> None:
+    rules = tmp_path / "five.toml"
+    rules.write_text('base = "progressive"\nrounds = [{ deal = 7, contract = "R5" }]\n', encoding="utf-8")
+    answer = json.loads(succeeded(run(hand_file(tmp_path, "3C 4C 5C 6C 7C KD"), "-r", "1", "--rules", str(rules),
+                                      "--json")))
+    assert answer["rules"] == "progressive+five"
+    assert answer["contract"] == [{"kind": "run", "size": 5}]
+    assert answer["melds"] == [{"kind": "run", "cards": ["3C", "4C", "5C", "6C", "7C"],
+                                "as": ["3C", "4C", "5C", "6C", "7C"]}]
+    assert answer["leftover"] == ["KD"] and answer["leftover_points"] == 10
+
+
+def test_time_limit_is_accepted(tmp_path: Path) -> None:
+    answer = json.loads(succeeded(run(hand_file(tmp_path, LAY_DOWN), "-r", "2", "--time-limit", "2.5", "--json")))
+    assert answer["can_lay_down"]
+
+
+# ---- batches ----------------------------------------------------------------------------------
+
+
+def test_batch_answers_each_line_in_order_and_goes_on_after_bad_ones(tmp_path: Path) -> None:
+    good = [
+        {"hand": LAY_DOWN, "round": 2},
+        {"hand": THREE_AWAY, "round": 6, "rules": "Liverpool", "players": 4, "time_limit": 3},
+        {"hand": EXAMPLE_HAND, "round": 6, "rules": "progressive"},
+    ]
+    lines = [
+        json.dumps(good[0]),
+        "{not json",
+        json.dumps(good[1]),
+        json.dumps({"hand": "7H 8X", "round": 2}),
+        "",
+        json.dumps({"hand": LAY_DOWN}),
+        json.dumps({"hand": LAY_DOWN, "round": 2, "rules": "no-such-rules"}),
+        json.dumps({"hand": LAY_DOWN, "round": 2, "player": 4}),
+        json.dumps([LAY_DOWN, 2]),
+        json.dumps({"hand": LAY_DOWN, "round": "2"}),
+        json.dumps({"hand": LAY_DOWN, "round": 2, "time_limit": 0}),
+        "[" * 50_000,
+        json.dumps(good[2]),
+    ]
+    result = run("--batch", hand_file(tmp_path, "\n".join(lines) + "\n", "jobs.jsonl"))
+    message = assert_refused(result, "10 of 13", "line 2")
+    assert "not JSON" in message
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(answers) == len(lines)
+    for index, job in zip((0, 2, 12), good):
+        assert answers[index] == analyze(job["hand"], job.get("rules", "progressive"), job["round"],
+                                         job.get("players")).to_dict()
+    errors = {number: answer["error"] for number, answer in enumerate(answers, start=1) if "error" in answer}
+    assert all(set(answers[number - 1]) == {"error"} for number in errors)
+    expected = {2: "not JSON", 4: "'8X'", 5: "empty line", 6: "missing \"round\"", 7: "'no-such-rules'",
+                8: "unknown field 'player'", 9: "JSON object", 10: "'round' must be a whole number",
+                11: "time limit", 12: "nested too deeply"}
+    assert sorted(errors) == sorted(expected)
+    for number, words in expected.items():
+        assert errors[number].startswith(f"line {number}: ") and words in errors[number]
+
+
+def test_bundled_batch_runs_clean_and_keeps_its_order() -> None:
+    jobs = [json.loads(line) for line in (EXAMPLES / "batch.jsonl").read_text(encoding="utf-8").splitlines()]
+    answers = [json.loads(line) for line in succeeded(run("--batch", str(EXAMPLES / "batch.jsonl"))).splitlines()]
+    assert len(answers) == len(jobs) >= 4
+    assert len({job.get("rules", "progressive") for job in jobs}) >= 4
+    for job, answer in zip(jobs, answers):
+        name = job.get("rules", "progressive")
+        assert answer["rules"] == ALIASES.get(name, name) and answer["round"] == job["round"]
+
+
+def test_batch_from_stdin_takes_defaults_from_the_command_line() -> None:
+    jobs = json.dumps({"hand": LAY_DOWN}) + "\n" + json.dumps({"hand": LAY_DOWN, "round": 1, "rules": "may-i"})
+    answers = [json.loads(line) for line in
+               succeeded(run("--batch", "-", "--round", "2", "--rules", "shanghai", stdin=jobs)).splitlines()]
+    assert [(a["rules"], a["round"]) for a in answers] == [("shanghai", 2), ("may-i", 1)]
+
+
+def test_batch_line_over_the_cap_is_an_error_for_that_line_only(tmp_path: Path) -> None:
+    long_line = json.dumps({"hand": "7H " * 30_000, "round": 2})
+    path = hand_file(tmp_path, long_line + "\n" + json.dumps({"hand": LAY_DOWN, "round": 2}) + "\n", "jobs.jsonl")
+    result = run("--batch", path)
+    assert_refused(result, "1 of 2")
+    first, second = (json.loads(line) for line in result.stdout.splitlines())
+    assert "longer than 64 KiB" in first["error"]
+    assert second["can_lay_down"]
+
+
+# ---- rule sets --------------------------------------------------------------------------------
+
+
+def test_list_rules_shows_every_preset_with_its_rounds() -> None:
+    out = succeeded(run("--list-rules"))
+    blocks = {block.splitlines()[0].split()[0].rstrip(","): block for block in out.split("\n\n")}
+    assert list(blocks) == list(PRESETS)
+    for name, rules in PRESETS.items():
+        block = blocks[name]
+        assert rules.source in " ".join(block.split())
+        round_lines = [line for line in block.splitlines() if " cards: " in line]
+        assert len(round_lines) == len(rules.rounds)
+        for line, rule in zip(round_lines, rules.rounds):
+            assert f"{rule.deal:>2} cards: {rule.describe_contract()}" in line
+            assert ("go out" in line) == rule.go_out
+    assert "also liverpool" in blocks["pagat"]
+    assert "2-4: 2 decks + 1 joker; 5-8: 3 decks + 2 jokers" in blocks["progressive"]
+    assert "A 15, 2-10 face value, J-K 10, joker 25" in blocks["progressive"]
+    assert "A 20, 2-7 5, 8-K 10, joker 50" in blocks["shanghai"]
+
+
+def test_list_rules_as_json() -> None:
+    presets = json.loads(succeeded(run("--list-rules", "--json")))
+    assert presets == {name: rules.to_dict() for name, rules in PRESETS.items()}
+
+
+def test_help() -> None:
+    assert "--batch" in succeeded(run("--help"))
+
+
+# ---- bad input: one line on stderr, exit status 2 ---------------------------------------------
+
+HAND_FILE_CASES = [
+    ("7H 8X 9H", ["-r", "1"], ["'8X'", "card 2"]),
+    ("7H 7H 7H 7H", ["-r", "1"], ["4 copies of 7H"]),
+    ("JK JK 7H", ["-r", "1", "--players", "3"], ["2 jokers", "only 1"]),
+    ("7H 8H 9H", ["-r", "8"], ["round 8", "rounds 1 to 7"]),
+    ("7H 8H 9H", ["-r", "0", "--rules", "shanghai"], ["round 0"]),
+    ("7H 8H 9H", ["-r", "1", "--rules", "rummy500"], ["unknown rule set 'rummy500'"]),
+    ("# nothing but a comment\n", ["-r", "1"], ["empty"]),
+    ("7H 8H 9H", [], ["missing --round"]),
+    ("7H 8H 9H", ["-r", "x"], ["--round", "'x'"]),
+    ("7H 8H 9H", ["-r", "1", "--players", "1"], ["not 1"]),
+    ("7H 8H 9H", ["-r", "1", "--time-limit", "-3"], ["time limit"]),
+    ("7H 8H 9H", ["-r", "1", "--time-limit", "nan"], ["time limit"]),
+    ("7H 8H 9H", ["-r", "1", "--bogus"], ["--bogus"]),
+    ("7H 8H 9H", ["-r", "1", "--batch", "jobs.jsonl"], ["give one of"]),
+    ("7H 8H 9H", ["-r", "1", "--rules", "missing.toml"], ["'missing.toml' not found"]),
+    (b"\xff\xfe7\x00H\x00", ["-r", "1"], ["not text"]),
+]
+
+
+@pytest.mark.parametrize(("text", "args", "words"), HAND_FILE_CASES, ids=lambda case: str(case)[:30])
+def test_bad_hand_or_options_are_refused(tmp_path: Path, text: str | bytes, args: list[str],
+                                         words: list[str]) -> None:
+    assert_refused(run(hand_file(tmp_path, text), *args), *words)
+
+
+def test_unknown_field_in_a_rules_file(tmp_path: Path) -> None:
+    rules = tmp_path / "house.toml"
+    rules.write_text('base = "shanghai"\njokers_wild = true\n', encoding="utf-8")
+    assert_refused(run(hand_file(tmp_path, LAY_DOWN), "-r", "2", "--rules", str(rules)), "'jokers_wild'")
+
+
+def test_missing_hand_file(tmp_path: Path) -> None:
+    assert_refused(run(str(tmp_path / "nowhere.txt"), "-r", "1"), "not found")
+
+
+def test_a_directory_is_not_a_hand_file(tmp_path: Path) -> None:
+    assert_refused(run(str(tmp_path), "-r", "1"), "is a directory")
+
+
+def test_a_huge_hand_file_is_refused_unread(tmp_path: Path) -> None:
+    path = tmp_path / "huge.txt"
+    with path.open("wb") as sparse:
+        sparse.truncate(8 * 1024**3)  # 8 GiB on paper, nothing on disk: reading it would hang
+    assert_refused(run(str(path), "-r", "1", "--time-limit", "1"), "64 KiB")
+
+
+def test_huge_standard_input_is_refused() -> None:
+    assert_refused(run("-", "-r", "1", stdin="7H " * 30_000), "standard input", "64 KiB")
+
+
+def test_no_hand_at_all() -> None:
+    assert_refused(run(), "give one of")
+    assert_refused(run("--round", "3"), "give one of")
+
+
+def test_missing_batch_file(tmp_path: Path) -> None:
+    assert_refused(run("--batch", str(tmp_path / "jobs.jsonl")), "batch file", "not found")

@@ -1,0 +1,211 @@
+"""The CP-SAT solver against the brute-force reference, and every answer re-validated card by card.
+
+The properties would fail for a solver that returned nothing (the reference finds lay-downs),
+or the first legal lay-down instead of the best (leftover points are compared exactly).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from hypothesis import given, strategies as st
+
+from analyzer import analyze
+from analyzer.cards import Card, parse_cards
+from analyzer.hand import deck_copies
+from analyzer.result import LayDown
+from analyzer.rules import preset
+from analyzer.validate import leftover_points, validate_lay_down
+from tests.reference import reference_best, reference_cards_away
+from tests.strategies import hands
+
+# (rule set, round) pairs small enough for brute force, covering exact and minimum contracts,
+# every same-suit policy, ace high only, one wild per meld, distinct set ranks, wild 2s, pairs.
+SMALL_ROUNDS = [
+    ("progressive", 1), ("progressive", 2), ("progressive", 3),
+    ("ill-buy-it", 2), ("contract", 3),
+    ("pagat", 2), ("pagat", 3),
+    ("may-i", 2), ("may-i", 3),
+    ("shanghai", 1), ("shanghai", 2), ("shanghai", 3),
+    ("shanghai-powe", 3), ("kolsov", 2),
+    ("eveleigh", 1), ("eveleigh", 3), ("eveleigh", 4),
+]
+
+
+def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round_number: int) -> None:
+    """Re-validate whatever the solver returned, with the independent validator."""
+    rules = preset(rules_name)
+    assert Counter(result.hand) == Counter(hand)
+    if result.can_lay_down:
+        assert result.cards_away == 0 and not result.missing
+        problems = validate_lay_down(hand, rules, round_number, result.melds, result.leftover)
+        assert problems == [], result.to_dict()
+        assert result.leftover_points == leftover_points(result.leftover, rules)
+    elif result.cards_away is not None:
+        assert result.cards_away == len(result.missing) >= 1
+        assert not result.melds
+        extra = result.missing
+        problems = validate_lay_down(hand, rules, round_number, result.with_missing,
+                                     _leftover_with(hand, result), extra=extra)
+        assert problems == [], result.to_dict()
+        for card, count in Counter(hand + extra).items():
+            assert count <= deck_copies(card, rules.deck_for(None))
+
+
+def _leftover_with(hand: tuple[Card, ...], result: LayDown) -> tuple[Card, ...]:
+    left = Counter(hand) + Counter(result.missing)
+    for meld in result.with_missing:
+        left.subtract(meld.cards)
+    return tuple(left.elements())
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
+@given(data=st.data())
+def test_best_lay_down_matches_brute_force(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=need, max_size=need + 2))
+    result = analyze(hand, rules, round_number)
+    check_answer(result, hand, rules_name, round_number)
+    assert result.proven_optimal
+    best = reference_best(hand, rules, round_number)
+    assert result.can_lay_down == (best is not None)
+    if best is not None:
+        assert result.leftover_points == best
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
+@given(data=st.data())
+def test_cards_away_matches_brute_force(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(3, need - 2), max_size=need))
+    result = analyze(hand, rules, round_number)
+    check_answer(result, hand, rules_name, round_number)
+    expected = reference_cards_away(hand, rules, round_number, rules.deck_for(None), max_extra=2)
+    if expected is not None:
+        assert result.cards_away == expected
+    else:
+        assert result.cards_away is None or result.cards_away > 2
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS + [("progressive", 6), ("ill-buy-it", 7)])
+@given(data=st.data())
+def test_adding_a_missing_card_brings_the_hand_one_closer(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(3, need - 4), max_size=need + 1))
+    result = analyze(hand, rules, round_number)
+    check_answer(result, hand, rules_name, round_number)
+    if not result.cards_away:
+        return
+    index = data.draw(st.integers(0, len(result.missing) - 1))
+    closer = analyze(hand + (result.missing[index],), rules, round_number)
+    assert closer.cards_away == result.cards_away - 1
+
+
+@pytest.mark.parametrize("rules_name", ["progressive", "ill-buy-it", "shanghai", "may-i", "eveleigh"])
+@given(data=st.data())
+def test_larger_hands_are_valid_and_deterministic(rules_name: str, data: st.DataObject) -> None:
+    rules = preset(rules_name)
+    round_number = data.draw(st.integers(1, len(rules.rounds)))
+    deal = rules.round(round_number).deal
+    hand = data.draw(hands(rules, min_size=deal, max_size=deal + 3, focus=data.draw(st.booleans())))
+    result = analyze(hand, rules, round_number)
+    check_answer(result, hand, rules_name, round_number)
+    shuffled = tuple(reversed(hand))
+    assert analyze(shuffled, rules, round_number) == result
+
+
+# ---- the seeds' own examples -------------------------------------------------------------
+
+
+def lay(hand: str, rules: str, round_number: int) -> LayDown:
+    result = analyze(hand, rules, round_number)
+    check_answer(result, parse_cards(hand), rules, round_number)
+    return result
+
+
+def test_contiguous_same_suit_runs_are_one_run_under_progressive() -> None:
+    # seed 000: 3456 + 78910 of one suit "counts as one sequence".
+    assert not lay("3H 4H 5H 6H 7H 8H 9H 10H", "progressive", 3).can_lay_down
+
+
+def test_contiguous_same_suit_runs_are_two_runs_under_may_i() -> None:
+    # seed 003, May I? point 4: no prohibition against contiguous sequences.
+    assert lay("3H 4H 5H 6H 7H 8H 9H 10H", "may-i", 3).can_lay_down
+
+
+def test_overlapping_runs_are_two_runs_under_pagat() -> None:
+    # seed 003: "3 4 5 6 and 5 6 7 8" are valid as a pair of sequences.
+    result = lay("3H 4H 5H 6H 5H 6H 7H 8H", "pagat", 3)
+    assert result.can_lay_down and result.leftover_points == 0
+
+
+def test_runs_with_a_gap_are_two_runs_under_pagat() -> None:
+    # seed 003: "3 4 5 6 and 8 9 10 J" are valid.
+    assert lay("3H 4H 5H 6H 8H 9H 10H JH", "pagat", 3).can_lay_down
+
+
+def test_low_ace_run_is_no_run_under_shanghai() -> None:
+    # seed 003: "In a run, aces are high only. A-2-3-4 is not a run."
+    assert not lay("AH 2H 3H 4H 9C 9D 9S", "shanghai", 2).can_lay_down
+    assert lay("AH 2H 3H 4H 9C 9D 9S", "progressive", 2).can_lay_down
+
+
+def test_runs_never_turn_the_corner() -> None:
+    # K-A-2-3 is no run anywhere; J-Q-K-A is.
+    assert not lay("KS AS 2S 3S 9C 9D 9S", "progressive", 2).can_lay_down
+    assert lay("JS QS KS AS 9C 9D 9H", "progressive", 2).can_lay_down
+
+
+def test_shanghai_allows_one_joker_per_meld_and_distinct_set_ranks() -> None:
+    assert not lay("8C 8D 8H 8S 8C 8D", "shanghai", 1).can_lay_down  # six eights are not two books
+    assert not lay("7C JK JK 9D 9H 9S", "shanghai", 1).can_lay_down
+    assert lay("7C 7D JK 9D 9H JK", "shanghai", 1).can_lay_down
+
+
+def test_exact_contract_keeps_the_fourth_card_for_later() -> None:
+    result = lay("7C 7D 7H 7S 9D 9H 9S", "progressive", 1)
+    assert result.can_lay_down and result.leftover_points == 7
+    longer = lay("7C 7D 7H 7S 9D 9H 9S", "may-i", 1)
+    assert longer.can_lay_down and longer.leftover_points == 0
+
+
+def test_go_out_round_needs_every_card_melded() -> None:
+    # pagat round 7: three runs, every card melded at once, runs may be longer.
+    out = "3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S 4S 5S"
+    assert lay(out, "pagat", 7).can_lay_down
+    # K♣ extends 8♣-J♣ only with Q♣ between: one card away.
+    stuck = lay(out + " KC", "pagat", 7)
+    assert not stuck.can_lay_down and stuck.cards_away == 1
+    assert [c.token for c in stuck.missing] == ["QC"]
+    # K♦ has no diamond run to join and only three runs may be melded: no cards would do.
+    hopeless = lay(out + " KD", "pagat", 7)
+    assert hopeless.cards_away is None and hopeless.proven_optimal
+
+
+def test_joker_is_placed_and_reported_as_what_it_stands_for() -> None:
+    result = lay("7H 8H JK 10H 5C 5D 5S", "progressive", 2)
+    run = next(m for m in result.melds if m.kind.value == "run")
+    assert [c.token for c in run.stands_for] == ["7H", "8H", "9H", "10H"]
+    assert [c.token for c in run.cards] == ["7H", "8H", "JK", "10H"]
+
+
+def test_best_lay_down_keeps_the_cheapest_cards() -> None:
+    # Two sets of three from 4 kings and 3 fives: melding KKK + 555 leaves one king (10),
+    # never a five.
+    result = lay("KC KD KH KS 5C 5D 5H", "progressive", 1)
+    assert result.leftover_points == 10
+    result = lay("KC KD KH 5S 5C 5D 5H", "progressive", 1)
+    assert result.leftover_points == 5
+
+
+def test_cards_away_respects_the_deck() -> None:
+    # Both 7♥ of a two-deck game are in hand: a third 7♥ cannot be the missing card.
+    result = lay("7H 7H 5H 6H 8H 9H 10H JH", "progressive", 3)
+    for card, count in Counter(parse_cards("7H 7H 5H 6H 8H 9H 10H JH") + result.missing).items():
+        assert count <= deck_copies(card, preset("progressive").deck_for(None))
