@@ -18,10 +18,20 @@ import stat
 import sys
 import textwrap
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
-from typing import IO, Any, Callable, Iterator, NoReturn, Sequence
+from typing import IO, Any, NoReturn
 
-from analyzer import DEFAULT_TIME_LIMIT, HandError, LayDown, PlacedMeld, Rules, RulesError, analyze, load_rules
+from analyzer import (
+    DEFAULT_TIME_LIMIT,
+    HandError,
+    LayDown,
+    PlacedMeld,
+    Rules,
+    RulesError,
+    analyze,
+    load_rules,
+)
 from analyzer.cards import Card, Rank, faces, sorted_cards
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
 
@@ -47,16 +57,18 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _seconds(text: str) -> float:
+    """``--time-limit``: a positive number of seconds."""
     try:
-        return _time_limit(float(text))
-    except (ValueError, UsageError):
-        raise argparse.ArgumentTypeError(f"a time limit is a positive number of seconds, not {text!r}") from None
-
-
-def _time_limit(value: float) -> float:
-    if not (math.isfinite(value) and value > 0):
-        raise UsageError(f"a time limit is a positive number of seconds, not {value!r}")
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not _is_time_limit(value):
+        raise argparse.ArgumentTypeError(f"a time limit is a positive number of seconds, not {text!r}")
     return value
+
+
+def _is_time_limit(value: float) -> bool:
+    return math.isfinite(value) and value > 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,7 +158,7 @@ def read_hand_file(name: str) -> str:
 def _opened(name: str, what: str) -> Iterator[IO[bytes]]:
     """``name`` open for reading bytes (``-``: standard input); why it cannot be, as a message."""
     try:
-        stream = sys.stdin.buffer if name == "-" else open(name, "rb")
+        stream = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 (closed below)
     except FileNotFoundError:
         raise UsageError(f"{what} not found") from None
     except IsADirectoryError:
@@ -233,7 +245,9 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
         raise UsageError("missing \"hand\"")
     if round_number is None:
         raise UsageError("missing \"round\" (or give --round for every line)")
-    result = analyze(hand, rules_for(rules_name), round_number, players, _time_limit(time_limit))
+    if not _is_time_limit(time_limit):
+        raise UsageError(f"a time limit is a positive number of seconds, not {time_limit!r}")
+    result = analyze(hand, rules_for(rules_name), round_number, players, time_limit)
     return result.to_dict()
 
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from analyzer.cards import Card, Rank, Suit
 from analyzer.hand import deck_copies
@@ -154,8 +154,10 @@ def _run_shape(meld: PlacedMeld, rules: Rules) -> tuple[_Shape | None, list[str]
         if wanted == meld.stands_for:
             return _Shape(MeldKind.RUN, suit=suit, low=low, high=low + length - 1), []
     ace = ("low or high" if rules.ace_low and rules.ace_high else "low only" if rules.ace_low else "high only")
-    return None, [f"{' '.join(card.token for card in meld.stands_for)} is not a run in rising order on consecutive positions "
-                  f"(the ace is {ace}, a run never turns the corner)"]
+    shown = " ".join(card.token for card in meld.stands_for)
+    problem = (f"{shown} is not a run in rising order on consecutive positions "
+               f"(the ace is {ace}, a run never turns the corner)")
+    return None, [problem]
 
 
 # ---- the contract and the melds together -----------------------------------------------

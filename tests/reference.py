@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter
-from typing import Iterable, Iterator
+from collections.abc import Iterable, Iterator
 
 from analyzer.cards import ALL_CARD_KINDS, Card, Rank, Suit
 from analyzer.hand import deck_copies
@@ -26,6 +26,7 @@ from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, Sa
 Meaning = tuple[object, ...]
 # One way to make a contract meld: the cards it uses and what it means.
 Candidate = tuple[Counter[Card], Meaning]
+_KIND_INDEX = {card: index for index, card in enumerate(ALL_CARD_KINDS)}
 
 
 def reference_best(hand: Iterable[Card], rules: Rules, round_number: int) -> int | None:
@@ -49,7 +50,9 @@ def reference_cards_away(
 ) -> int | None:
     """Fewest extra cards (naturals or jokers, within the deck) that allow a legal lay-down.
 
-    None when even ``max_extra`` extra cards do not.
+    None when even ``max_extra`` extra cards do not. Every multiset of up to two extras takes
+    well under a second on hands of up to nine cards; a third extra (about 26,000 multisets)
+    takes a few seconds, so property tests should pass ``max_extra=2``.
     """
     cards = Counter(hand)
     cache: MeldCache = {}
@@ -77,27 +80,36 @@ def _lay_downs(
     if sum(cards.values()) < sum(spec.size for spec in contract):
         return  # not enough cards for the contract's smallest melds
     candidates = {spec: _candidates(cards, spec, rules, round_rule.go_out, cache) for spec in set(contract)}
+    # For speed the search keeps multisets as counts indexed like ALL_CARD_KINDS.
+    counts = {spec: [tuple((_KIND_INDEX[card], n) for card, n in used.items()) for used, _ in options]
+              for spec, options in candidates.items()}
 
     def place(
-        index: int, remaining: Counter[Card], chosen: list[tuple[Candidate, MeldKind]], first: int
+        index: int, remaining: list[int], chosen: list[tuple[Candidate, MeldKind]], first: int
     ) -> Iterator[tuple[list[tuple[Candidate, MeldKind]], Counter[Card]]]:
         if index == len(contract):
-            if not (round_rule.go_out and sum(remaining.values()) > 0):
-                yield chosen, remaining
+            if not (round_rule.go_out and sum(remaining) > 0):
+                yield chosen, Counter({ALL_CARD_KINDS[i]: n for i, n in enumerate(remaining) if n})
             return
-        options = candidates[contract[index]]
-        for number in range(first, len(options)):
-            used, meaning = options[number]
-            if any(remaining[card] < n for card, n in used.items()):
+        if sum(remaining) < sum(spec.size for spec in contract[index:]):
+            return  # the melds still to make cannot fit in the cards left
+        spec = contract[index]
+        for number in range(first, len(candidates[spec])):
+            used = counts[spec][number]
+            if any(remaining[i] < n for i, n in used):
                 continue
+            meaning = candidates[spec][number][1]
             if not all(_compatible(meaning, other, rules) for (_, other), _ in chosen):
                 continue
+            left = list(remaining)
+            for i, n in used:
+                left[i] -= n
             # Equal contract entries are interchangeable: take their candidates in order.
-            same_next = index + 1 < len(contract) and contract[index + 1] == contract[index]
-            yield from place(index + 1, remaining - used, chosen + [((used, meaning), contract[index].kind)],
+            same_next = index + 1 < len(contract) and contract[index + 1] == spec
+            yield from place(index + 1, left, chosen + [(candidates[spec][number], spec.kind)],
                              number if same_next else 0)
 
-    yield from place(0, cards, [], 0)
+    yield from place(0, [cards[card] for card in ALL_CARD_KINDS], [], 0)
 
 
 def _compatible(a: Meaning, b: Meaning, rules: Rules) -> bool:
@@ -136,7 +148,7 @@ def _candidates(
     if spec.kind == MeldKind.RUN:
         for suit in Suit:
             usable = _sorted_items(wilds + [(card, n) for card, n in naturals if card.suit == suit])
-            key = ("run", suit, usable, spec.size, largest)
+            key: tuple[object, ...] = ("run", suit, usable, spec.size, largest)
             if key not in cache:
                 cache[key] = _runs_of(suit, usable, spec.size, largest, rules)
             found += cache[key]

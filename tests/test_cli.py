@@ -31,7 +31,7 @@ def run(*args: str, stdin: str | bytes | None = None, encoding: str = "utf-8") -
     env = {**os.environ, "PYTHONIOENCODING": encoding}
     completed = subprocess.run(
         [sys.executable, "-m", "analyzer", *args], input=stdin.encode() if isinstance(stdin, str) else stdin,
-        capture_output=True, cwd=ROOT, env=env, timeout=120,
+        capture_output=True, cwd=ROOT, env=env, timeout=120, check=False,
     )
     return subprocess.CompletedProcess(completed.args, completed.returncode,
                                        completed.stdout.decode(encoding), completed.stderr.decode(encoding))
@@ -277,6 +277,16 @@ def test_list_rules_shows_every_preset_with_its_rounds() -> None:
 def test_list_rules_as_json() -> None:
     presets = json.loads(succeeded(run("--list-rules", "--json")))
     assert presets == {name: rules.to_dict() for name, rules in PRESETS.items()}
+
+
+def test_readme_shows_what_the_command_prints(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example, away = (block.split("```")[0].strip() for block in readme.split("```text\n")[1:3])
+    assert example == succeeded(run("--example")).strip()
+    assert THREE_AWAY in readme
+    assert away in succeeded(run(hand_file(tmp_path, THREE_AWAY), "-r", "6"))
+    shown_json = readme.split("```json\n")[1].split("```")[0]
+    assert json.loads(shown_json) == json.loads(succeeded(run("--example", "--json")))
 
 
 def test_help() -> None:

@@ -381,7 +381,7 @@ def near_cases(draw: st.DrawFn) -> tuple[Rules, int, tuple[Card, ...]]:
     return rules, round_number, tuple(cards[:9])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(deadline=None)
 @given(case=near_cases())
 def test_every_reference_lay_down_is_valid_and_the_best_matches(
     case: tuple[Rules, int, tuple[Card, ...]]
