@@ -17,7 +17,6 @@ import os
 import stat
 import sys
 import textwrap
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from typing import IO, Any, NoReturn
@@ -32,7 +31,7 @@ from analyzer import (
     analyze,
     load_rules,
 )
-from analyzer.cards import Card, Rank, faces, sorted_cards
+from analyzer.cards import Card, Rank, faces
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
 
 PROG = "analyze"
@@ -293,7 +292,7 @@ def render(result: LayDown, rules: Rules) -> str:
         lines.append(f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}")
         lines.append("and then you could lay down:")
         lines += _meld_lines(result.with_missing)
-        kept = _kept_back(result)
+        kept = result.kept_with_missing()
         lines.append(_left_line(kept, sum(rules.points_of(card) for card in kept), "You would keep",
                                 "Every card you hold would be melded."))
         shown = result.with_missing
@@ -319,12 +318,6 @@ def _left_line(cards: Sequence[Card], points: int, what: str, when_none: str) ->
     if not cards:
         return when_none
     return f"{what}: {faces(cards)} ({points} point{'s' if points != 1 else ''})"
-
-
-def _kept_back(result: LayDown) -> tuple[Card, ...]:
-    """The hand's own cards the ``with_missing`` lay-down leaves in hand."""
-    used_from_hand = Counter(card for meld in result.with_missing for card in meld.cards) - Counter(result.missing)
-    return sorted_cards((Counter(result.hand) - used_from_hand).elements())
 
 
 # ---- the rule sets ---------------------------------------------------------------------------

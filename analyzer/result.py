@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.cards import Card, faces, tokens
+from analyzer.cards import Card, faces, sorted_cards, tokens
 from analyzer.rules import MeldKind, MeldSpec
 
 
@@ -22,7 +23,7 @@ class PlacedMeld:
         return {"kind": self.kind.value, "cards": tokens(self.cards), "as": tokens(self.stands_for)}
 
     def describe(self) -> str:
-        """``7♥ 8♥ 9♥ 10♥ (Joker as 9♥)`` style text for people."""
+        """Text for people, wild cards shown as what they stand for: ``7♥ 8♥ Joker=9♥ 10♥``."""
         shown = []
         for card, meaning in zip(self.cards, self.stands_for, strict=True):
             shown.append(card.face if card == meaning else f"{card.face}={meaning.face}")
@@ -66,3 +67,8 @@ class LayDown:
 
     def describe_missing(self) -> str:
         return faces(self.missing)
+
+    def kept_with_missing(self) -> tuple[Card, ...]:
+        """The hand's own cards that the ``with_missing`` lay-down would leave in hand."""
+        used_from_hand = Counter(c for meld in self.with_missing for c in meld.cards) - Counter(self.missing)
+        return sorted_cards((Counter(self.hand) - used_from_hand).elements())

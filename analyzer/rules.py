@@ -322,8 +322,11 @@ _SIMPLE_FIELDS: dict[str, type] = {
     "deuces_wild": bool, "wilds_may_outnumber_naturals": bool, "distinct_set_ranks": bool,
     "discard_to_go_out": str, "buy_penalty_cards": int, "no_consecutive_buys": bool,
 }
-_OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # 0 or absent... see below
+_OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # a number, or "any" for no limit
 _RANK_KEYS = {"A": 0, "J": 10, "Q": 11, "K": 12, **{str(n): n - 1 for n in range(2, 11)}}
+
+
+MAX_RULES_FILE_BYTES = 64 * 1024  # a rules file is a few lines; refuse anything huge unread
 
 
 def load_rules(name_or_path: str) -> Rules:
@@ -332,13 +335,19 @@ def load_rules(name_or_path: str) -> Rules:
         return preset(name_or_path)
     path = Path(name_or_path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        with path.open("rb") as file:
+            raw = file.read(MAX_RULES_FILE_BYTES + 1)
+        if len(raw) > MAX_RULES_FILE_BYTES:
+            raise RulesError(f"rules file {name_or_path!r} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB")
+        data = tomllib.loads(raw.decode("utf-8"))
     except FileNotFoundError:
         raise RulesError(f"rules file {name_or_path!r} not found") from None
     except (OSError, UnicodeDecodeError) as error:
         raise RulesError(f"rules file {name_or_path!r} cannot be read: {error}") from None
     except tomllib.TOMLDecodeError as error:
         raise RulesError(f"rules file {name_or_path!r} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise RulesError(f"rules file {name_or_path!r} is nested too deeply to be a rules file") from None
     return rules_from_mapping(data, where=name_or_path)
 
 
@@ -357,7 +366,6 @@ def rules_from_mapping(data: Mapping[str, Any], where: str = "rules") -> Rules:
                 raise RulesError(f"{where}: {key} must be one of {choices}, not {value!r}")
             changes[key] = enum_type(value)
         elif key in _OPTIONAL_INT_FIELDS:
-            # "any" (or a negative number) means no limit.
             if value == "any":
                 changes[key] = None
             else:

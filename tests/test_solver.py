@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from analyzer import analyze
 from analyzer.cards import Card, parse_cards
@@ -47,17 +48,10 @@ def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round
         assert not result.melds
         extra = result.missing
         problems = validate_lay_down(hand, rules, round_number, result.with_missing,
-                                     _leftover_with(hand, result), extra=extra)
+                                     result.kept_with_missing(), extra=extra)
         assert problems == [], result.to_dict()
         for card, count in Counter(hand + extra).items():
             assert count <= deck_copies(card, rules.deck_for(None))
-
-
-def _leftover_with(hand: tuple[Card, ...], result: LayDown) -> tuple[Card, ...]:
-    left = Counter(hand) + Counter(result.missing)
-    for meld in result.with_missing:
-        left.subtract(meld.cards)
-    return tuple(left.elements())
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
