@@ -51,6 +51,9 @@ class Suit(enum.Enum):
     def index(self) -> int:
         return _SUIT_ORDER.index(self)
 
+    def __lt__(self, other: Suit) -> bool:
+        return self.index < other.index
+
 
 _RANK_TOKENS = {
     Rank.ACE: "A", Rank.JACK: "J", Rank.QUEEN: "Q", Rank.KING: "K",
@@ -77,7 +80,7 @@ class CardError(ValueError):
     """A piece of input that is not a card; the message quotes it and says where it stands."""
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Card:
     """One playing card. ``rank`` and ``suit`` are both ``None`` for the joker."""
 
@@ -111,6 +114,9 @@ class Card:
         if self.rank is None or self.suit is None:
             return (4, 0)
         return (self.suit.index, int(self.rank))
+
+    def __lt__(self, other: Card) -> bool:
+        return self.sort_key() < other.sort_key()
 
     def __str__(self) -> str:
         return self.token

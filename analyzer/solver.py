@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 from ortools.sat.python import cp_model_helper
 
-from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
@@ -81,6 +81,18 @@ class Problem:
 
     def points(self, card: Card) -> int:
         return self.rules.points_of(card)
+
+    @property
+    def counted_by_window(self) -> bool:
+        """Exact contracts without per-meld wild limits: runs are counted per window and sets per
+        rank, and any gap may take any wild card. Otherwise every run gets its own slot."""
+        rules = self.rules
+        return (not self.minimum and rules.max_wilds_per_meld is None
+                and rules.wilds_may_outnumber_naturals)
+
+    def spare(self, card: Card) -> int:
+        """Copies of ``card`` the deck holds beyond the hand's: what a missing card can be."""
+        return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0))
 
 
 def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule) -> Problem:
@@ -169,6 +181,15 @@ class SetGroup:
 
 
 @dataclass
+class DeckCover:
+    """Strict deck model for window-counted contracts: which missing cards fill the gaps."""
+
+    in_runs: dict[Card, cp_model.IntVar]  # missing copies of a natural in runs
+    in_sets: dict[Card, cp_model.IntVar]  # missing copies of a natural in sets
+    jokers: cp_model.LinearExprT  # missing cards that are jokers (the other gaps)
+
+
+@dataclass
 class Model:
     model: cp_model.CpModel
     runs: list[RunSlot]
@@ -177,6 +198,7 @@ class Model:
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
     missing_total: cp_model.LinearExprT
     points_melded: cp_model.LinearExprT
+    cover: DeckCover | None = None
 
 
 # ---- building the model ------------------------------------------------------------------------
@@ -191,18 +213,17 @@ class _CpModel(cp_model.CpModel):
 
 
 
-def build_model(problem: Problem, strict_deck: bool) -> Model:
+def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) -> Model:
+    """The model. ``strict_deck``: missing cards must exist in the deck. ``all_ranks``: offer
+    sets of every rank, not only the hand's and a few stand-ins (needed to list outs)."""
     model = _CpModel()
     rules = problem.rules
-    # Exact contracts count runs per window; minimum and go-out contracts (runs of any length)
-    # and the strict deck model use one slot per run.
-    use_windows = (not problem.minimum and not strict_deck and rules.max_wilds_per_meld is None
-                   and rules.wilds_may_outnumber_naturals)
-    runs = [] if use_windows else [_run_slot(model, problem, spec, index, strict_deck)
-                                   for index, spec in enumerate(problem.run_specs)]
+    by_window = problem.counted_by_window
+    runs = [] if by_window else [_run_slot(model, problem, spec, index, strict_deck)
+                                 for index, spec in enumerate(problem.run_specs)]
     windows = [_run_windows(model, problem, spec, how_many)
-               for spec, how_many in Counter(problem.run_specs).items()] if use_windows else []
-    sets = [_set_group(model, problem, spec, count, strict_deck)
+               for spec, how_many in Counter(problem.run_specs).items()] if by_window else []
+    sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
             for spec, count in problem.set_groups.items()]
 
     # Runs of one contract entry are interchangeable: keep them in (suit, start) order.
@@ -241,7 +262,10 @@ def build_model(problem: Problem, strict_deck: bool) -> Model:
     if problem.go_out and JOKER in wild_used:
         model.add(wild_used[JOKER] == problem.counts[JOKER])
 
-    if strict_deck:
+    cover = None
+    if strict_deck and by_window:
+        cover = _deck_cover(model, problem, windows, sets)
+    elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
     missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
@@ -254,7 +278,46 @@ def build_model(problem: Problem, strict_deck: bool) -> Model:
     # One missing card outweighs every point the hand holds.
     missing_weight = sum(problem.points(card) for card in problem.hand) + 1
     model.minimize(missing_weight * missing_total - points_melded)
-    return Model(model, runs, windows, sets, wild_used, missing_total, points_melded)
+    return Model(model, runs, windows, sets, wild_used, missing_total, points_melded, cover)
+
+
+def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWindows],
+                sets: list[SetGroup]) -> DeckCover:
+    """Every gap (a run position or a set place the hand's cards do not fill) takes a wild card
+    of the hand, a missing natural that fits it, or a missing joker; no more missing copies of
+    a card than the deck has left, no more missing jokers than it has left."""
+    hand_wilds = sum(g.wilds for g in windows) + sum(g.wild_total() for g in sets)
+    gaps_total = sum(g.spec.size * g.how_many - sum(g.uses.values()) for g in windows) \
+        + sum(g.missing_total() + g.wild_total() for g in sets)
+    in_runs: dict[Card, cp_model.IntVar] = {}
+    in_sets: dict[Card, cp_model.IntVar] = {}
+    for rank in Rank:
+        set_gaps = sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                       for g in sets if rank in g.count)
+        of_rank_in_sets = []
+        for suit in SUITS:
+            card = Card(rank, suit)
+            spare = problem.spare(card)
+            if not spare:
+                continue
+            if windows:
+                run_gaps = sum(
+                    sum(c for (s, first), c in g.count.items() if s == suit and first <= p < first + g.spec.size)
+                    - g.uses.get((card, p), 0)
+                    for g in windows for p in _positions_of(card, problem.rules))
+                in_runs[card] = model.new_int_var(0, spare, f"missing_in_runs[{card}]")
+                model.add(in_runs[card] <= run_gaps)
+            if sets:
+                in_sets[card] = model.new_int_var(0, spare, f"missing_in_sets[{card}]")
+                of_rank_in_sets.append(in_sets[card])
+            if card in in_runs and card in in_sets:
+                model.add(in_runs[card] + in_sets[card] <= spare)
+        if of_rank_in_sets:
+            model.add(sum(of_rank_in_sets) <= set_gaps)
+    jokers = gaps_total - hand_wilds - sum(in_runs.values()) - sum(in_sets.values())
+    model.add(jokers >= 0)
+    model.add(jokers <= problem.spare(JOKER))
+    return DeckCover(in_runs, in_sets, jokers)
 
 
 def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int) -> RunWindows:
@@ -393,13 +456,13 @@ def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
 
 
 def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int,
-               strict_deck: bool) -> SetGroup:
+               strict_deck: bool, all_ranks: bool) -> SetGroup:
     rules, name = problem.rules, f"{spec.kind.value}{spec.size}"
     held_ranks = {card.rank for card in problem.naturals}
     # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
     # give every set its own rank when the rules ask for distinct ranks).
     absent = [r for r in Rank if r not in held_ranks][:len(problem.contract)]
-    ranks = [r for r in Rank if r in held_ranks or r in absent]
+    ranks = list(Rank) if all_ranks else [r for r in Rank if r in held_ranks or r in absent]
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
     big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
@@ -410,8 +473,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     missing: dict[Rank, cp_model.IntVar] = {}
     missing_jokers: dict[Rank, cp_model.IntVar] = {}
     top = 1 if rules.distinct_set_ranks else how_many
-    if not problem.minimum and not strict_deck and rules.max_wilds_per_meld is None \
-            and rules.wilds_may_outnumber_naturals:
+    if problem.counted_by_window:
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
         for r in ranks:
@@ -519,8 +581,7 @@ class NoLayDown(Exception):
         self.proven = proven
 
 
-def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> Solution:
-    built = build_model(problem, strict_deck)
+def _solver(time_limit: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.num_workers = 1  # deterministic, and models are small
     solver.parameters.random_seed = 0
@@ -531,10 +592,17 @@ def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> Sol
     solver.parameters.cp_model_probing_level = 0
     solver.parameters.symmetry_level = 0
     solver.parameters.linearization_level = 2
+    return solver
+
+
+def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tuple[Solution, Model]:
+    """Solve once; the model comes back too, for callers that ask more of it (outs)."""
+    built = build_model(problem, strict_deck)
+    solver = _solver(time_limit)
     status = solver.solve(built.model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise NoLayDown(proven=status == cp_model.INFEASIBLE)
-    return _translate(problem, built, solver, status == cp_model.OPTIMAL, strict_deck)
+    return _translate(problem, built, solver, status == cp_model.OPTIMAL, strict_deck), built
 
 
 class _Spare(dict[Card, int]):
@@ -553,13 +621,129 @@ class _DeckTooSmall(Exception):
     """The relaxed model asked for a missing card the deck no longer has."""
 
 
+def _hand_wilds(built: Model, solver: cp_model.CpSolver) -> list[Card]:
+    """The wild cards the melds use, jokers first, then wild 2s in card order."""
+    pool: list[Card] = []
+    for card in sorted(built.wild_used, key=lambda c: (not c.is_joker, c.sort_key())):
+        pool += [card] * solver.value(built.wild_used[card])
+    return pool
+
+
+def _set_melds(kind: MeldKind, size: int, rank: Rank, how_many: int, naturals: list[Card],
+               wilds: list[Card], rules: Rules) -> list[PlacedMeld]:
+    melds = []
+    for naturals_i, wilds_i in _deal_sets(naturals, wilds, how_many, size, rules):
+        # A wild card in a set claims the rank in a suit the set does not show yet.
+        unused = [s for s in SUITS if Card(rank, s) not in naturals_i] or list(SUITS)
+        claimed = tuple(Card(rank, unused[i % len(unused)]) for i in range(len(wilds_i)))
+        melds.append(PlacedMeld(kind, tuple(naturals_i + wilds_i), tuple(naturals_i) + claimed))
+    return melds
+
+
+RunSkeleton = tuple[Suit, list[int], dict[int, Card]]  # suit, positions, the hand's naturals by position
+SetSkeleton = tuple[MeldSpec, Rank, int, list[Card]]  # spec, rank, how many sets, their naturals
+
+
+def _skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
+    """Where a window-counted solution lays its melds and which of the hand's naturals they hold."""
+    value = solver.value
+    runs: list[RunSkeleton] = []
+    for group in built.windows:
+        size = group.spec.size
+        laid = [(suit, first) for (suit, first), v in group.count.items() for _ in range(value(v))]
+        natural_at: list[dict[int, Card]] = [{} for _ in laid]
+        for (card, p), use in group.uses.items():
+            copies = value(use)
+            for i, (suit, first) in enumerate(laid):
+                if copies and suit == card.suit and first <= p < first + size and p not in natural_at[i]:
+                    natural_at[i][p] = card
+                    copies -= 1
+            assert copies == 0, "the model only uses copies that some laid run covers"
+        runs += [(suit, list(range(first, first + size)), naturals)
+                 for (suit, first), naturals in zip(laid, natural_at)]
+    sets: list[SetSkeleton] = []
+    for set_group in built.sets:
+        for rank, count_var in set_group.count.items():
+            if value(count_var):
+                sets.append((set_group.spec, rank, value(count_var),
+                             [c for c, u in set_group.uses.items() if c.rank == rank for _ in range(value(u))]))
+    return runs, sets
+
+
+def _translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool) -> Solution:
+    """Window-counted runs and rank-counted sets back into melds. First the naturals where the
+    model put them; then every gap gets a wild card of the hand or a missing card."""
+    runs, sets = _skeleton(built, solver)
+    # The gaps: (run index, position) in runs, (set index, None) in sets.
+    gaps: list[tuple[int, int | None]] = [(i, p) for i, (_, positions, naturals) in enumerate(runs)
+                                          for p in positions if p not in naturals]
+    gaps += [(j, None) for j, (spec, _, how_many, naturals) in enumerate(sets)
+             for _ in range(spec.size * how_many - len(naturals))]
+    spare = _Spare(problem)
+
+    def natural_for(gap: tuple[int, int | None]) -> list[Card]:
+        """Missing naturals that could fill the gap, most plentiful first."""
+        index, p = gap
+        if p is not None:
+            return [Card(_position_rank(p), runs[index][0])]
+        return sorted((Card(sets[index][1], s) for s in SUITS), key=lambda c: -spare[c])
+
+    filling: dict[int, Card] = {}  # gap number -> card
+    missing: list[Card] = []
+    hand_wilds = _hand_wilds(built, solver)
+    if built.cover is not None:
+        # Strict deck: the model says how many missing copies of each natural go to runs and sets.
+        budget = {(c, True): value(v) for c, v in built.cover.in_runs.items()}
+        budget.update({(c, False): value(v) for c, v in built.cover.in_sets.items()})
+        for number, gap in enumerate(gaps):
+            for card in natural_for(gap):
+                if budget.get((card, gap[1] is not None), 0) > 0:
+                    budget[card, gap[1] is not None] -= 1
+                    filling[number] = card
+                    missing.append(card)
+                    break
+        open_gaps = [n for n in range(len(gaps)) if n not in filling]
+    else:
+        # Put the hand's wild cards where a missing natural would be scarcest.
+        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(spare[c] for c in natural_for(gaps[n])), n))
+    for number in open_gaps:
+        if hand_wilds:
+            filling[number] = hand_wilds.pop(0)
+            continue
+        choices = [c for c in natural_for(gaps[number]) if spare[c] > 0] if built.cover is None else []
+        card = choices[0] if choices else JOKER
+        if spare[card] <= 0:
+            raise _DeckTooSmall(card)
+        spare[card] -= 1
+        filling[number] = card
+        missing.append(card)
+    assert not hand_wilds, "every wild card the model used has a place"
+
+    melds: list[PlacedMeld] = []
+    filled_runs: dict[tuple[int, int], Card] = {}
+    set_fillers: dict[int, list[Card]] = {}
+    for number, (index, p) in enumerate(gaps):
+        if p is not None:
+            filled_runs[index, p] = filling[number]
+        else:
+            set_fillers.setdefault(index, []).append(filling[number])
+    for i, (suit, positions, naturals) in enumerate(runs):
+        cards = tuple(naturals[p] if p in naturals else filled_runs[i, p] for p in positions)
+        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(Card(_position_rank(p), suit) for p in positions)))
+    for j, (spec, rank, how_many, naturals) in enumerate(sets):
+        fillers = set_fillers.get(j, [])
+        natural_fill = [c for c in fillers if not problem.rules.is_wild(c) and c.rank == rank]
+        wild_fill = [c for c in fillers if c not in natural_fill]
+        melds += _set_melds(spec.kind, spec.size, rank, how_many, naturals + natural_fill, wild_fill, problem.rules)
+    return Solution(tuple(melds), sorted_cards(missing), optimal)
+
+
 def _translate(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool,
                strict_deck: bool) -> Solution:
+    if problem.counted_by_window:
+        return _translate_by_window(problem, built, solver, optimal)
     rules = problem.rules
-    # Hand out the wild cards melds use: jokers first, then wild 2s in card order.
-    wild_pool: list[Card] = []
-    for card in sorted(built.wild_used, key=lambda c: (not c.is_joker, c.sort_key())):
-        wild_pool += [card] * solver.value(built.wild_used[card])
+    wild_pool = _hand_wilds(built, solver)
     spare = _Spare(problem)
     missing: list[Card] = []
     melds: list[PlacedMeld] = []
@@ -602,24 +786,6 @@ def _translate(problem: Problem, built: Model, solver: cp_model.CpSolver, optima
         wild_gaps = [p for p in covered if solver.value(slot.wild_at[p])] if strict_deck else None
         place_run(suit, covered, natural_at, solver.value(slot.wilds), wild_gaps)
 
-    for group in built.windows:
-        size = group.spec.size
-        laid = [(suit, first) for (suit, first), v in group.count.items() for _ in range(solver.value(v))]
-        natural_at: list[dict[int, Card]] = [{} for _ in laid]
-        for (card, p), use in group.uses.items():
-            copies = solver.value(use)
-            for i, (suit, first) in enumerate(laid):
-                if copies and suit == card.suit and first <= p < first + size and p not in natural_at[i]:
-                    natural_at[i][p] = card
-                    copies -= 1
-            assert copies == 0, "the model only uses copies that some laid run covers"
-        group_wilds = solver.value(group.wilds)
-        for (suit, first), naturals in zip(laid, natural_at):
-            hand_wilds = min(size - len(naturals), group_wilds)
-            group_wilds -= hand_wilds
-            place_run(suit, list(range(first, first + size)), naturals, hand_wilds)
-
-    pooled_left = {id(g): solver.value(g.pooled_wilds) for g in built.sets if g.pooled_wilds is not None}
     for group in built.sets:
         for rank, count_var in group.count.items():
             how_many = solver.value(count_var)
@@ -627,25 +793,14 @@ def _translate(problem: Problem, built: Model, solver: cp_model.CpSolver, optima
                 continue
             naturals = [card for card, u in group.uses.items()
                         if card.rank == rank for _ in range(solver.value(u))]
-            if group.pooled_wilds is not None:
-                gaps = group.spec.size * how_many - len(naturals)
-                hand_wilds = min(gaps, pooled_left[id(group)])
-                pooled_left[id(group)] -= hand_wilds
-                missing_naturals = gaps - hand_wilds
-            else:
-                hand_wilds = solver.value(group.wilds[rank])
-                missing_naturals = solver.value(group.missing[rank])
+            hand_wilds = solver.value(group.wilds[rank])
+            missing_naturals = solver.value(group.missing[rank])
             for _ in range(missing_naturals):
                 naturals.append(missing_card(max((Card(rank, s) for s in SUITS), key=lambda c: spare[c])))
             wilds = [wild_pool.pop(0) for _ in range(hand_wilds)]
             if rank in group.missing_jokers:
                 wilds += [missing_card(JOKER) for _ in range(solver.value(group.missing_jokers[rank]))]
-            for naturals_i, wilds_i in _deal_sets(naturals, wilds, how_many, group.spec.size, rules):
-                # A wild card in a set claims the rank in a suit the set does not show yet.
-                unused = [s for s in SUITS if Card(rank, s) not in naturals_i] or list(SUITS)
-                claimed = tuple(Card(rank, unused[i % len(unused)]) for i in range(len(wilds_i)))
-                melds.append(PlacedMeld(group.spec.kind, tuple(naturals_i + wilds_i),
-                                        tuple(naturals_i) + claimed))
+            melds += _set_melds(group.spec.kind, group.spec.size, rank, how_many, naturals, wilds, rules)
     assert not wild_pool, "every wild card the model used has a place"
     return Solution(tuple(melds), sorted_cards(missing), optimal)
 
@@ -678,35 +833,287 @@ def _deal_sets(naturals: list[Card], wilds: list[Card], how_many: int, size: int
 def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
                    time_limit: float) -> LayDown:
     """Best lay-down, or cards away with a witness, for an already checked hand."""
-    problem = make_problem(hand, rules, round_number, deck)
+    return _lay_down(make_problem(hand, rules, round_number, deck), time_limit)[0]
+
+
+def _lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | None]:
+    rules, round_number = problem.rules, problem.round_number
     total_points = sum(problem.points(card) for card in problem.hand)
     base = dict(rules=rules.name, round=round_number, contract=problem.contract, go_out=problem.go_out,
                 hand=problem.hand)
     try:
         try:
-            solution = solve(problem, time_limit)
+            solution, built = solve(problem, time_limit)
         except _DeckTooSmall:
-            solution = solve(problem, time_limit, strict_deck=True)
+            solution, built = solve(problem, time_limit, strict_deck=True)
     except NoLayDown as none:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
-                       proven_optimal=none.proven)
+                       proven_optimal=none.proven), None
     ordered = tuple(sorted(solution.melds, key=_meld_order))
     if solution.missing:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=len(solution.missing),
                        missing=solution.missing, with_missing=ordered,
-                       proven_optimal=solution.proven_optimal)
+                       proven_optimal=solution.proven_optimal), built
     left = Counter(problem.hand)
     for meld in ordered:
         left.subtract(meld.cards)
     leftover = sorted_cards(left.elements())
     return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
                    leftover_points=sum(problem.points(card) for card in leftover), cards_away=0,
-                   missing=(), with_missing=(), proven_optimal=solution.proven_optimal)
+                   missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
 
 
 def _meld_order(meld: PlacedMeld) -> tuple[int, tuple[tuple[int, int], ...]]:
     """Sets before runs, as the contract reads; then by the cards they stand for."""
     kind_order = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}[meld.kind]
     return kind_order, tuple(card.sort_key() for card in meld.stands_for)
+
+
+# ---- outs: the cards that bring a hand closer -------------------------------------------------
+
+
+def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
+              time_limit: float) -> tuple[LayDown, frozenset[Card]]:
+    """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
+    whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
+
+    A card is an out exactly when some lay-down with the fewest missing cards has it among
+    the missing ones (adding it then saves one; adding any card saves at most one). So the
+    outs are the union of the missing cards over all best arrangements, collected by asking
+    CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
+    """
+    problem = make_problem(hand, rules, round_number, deck)
+    lay_down, built = _lay_down(problem, time_limit)
+    if not lay_down.cards_away:
+        return lay_down, frozenset()
+    if problem.counted_by_window:
+        assert built is not None
+        outs = _outs_by_union(problem, lay_down, built, time_limit)
+    else:
+        outs = _outs_by_resolving(problem, lay_down.cards_away, time_limit)
+    return lay_down, frozenset(outs)
+
+
+def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit: float) -> set[Card]:
+    """Outs for window-counted contracts, where any gap may take any wild card.
+
+    In a best arrangement (``cards_away`` missing), a card is missing-able exactly where the
+    arrangement has a *gap* it fits: a run position of its suit and rank, or a place in a set
+    of its rank. (Whatever fills that gap, a wild card or another missing card, can trade
+    places with it, since some other gap holds a missing card.) So the outs are the cards of
+    the gaps of all best arrangements, plus the joker, which fits any gap, while the deck has
+    one left. The loop collects gap sites until no best arrangement shows a new one.
+
+    The model ignores the deck's limits on missing cards (a stricter model costs a third more
+    time); each arrangement it returns is checked against the deck, and if one fails the
+    search restarts with the strict model. A "no new site" answer of the looser model holds
+    for the strict one too.
+    """
+    assert lay_down.cards_away
+    outs = {JOKER} if problem.spare(JOKER) else set()
+    # The lay-down's own witness is a best arrangement: its gaps are where wilds or missing cards sit.
+    for meld in lay_down.with_missing:
+        for card, meaning in zip(meld.cards, meld.stands_for):
+            if card != meaning:
+                if meld.kind == MeldKind.RUN:
+                    outs.update(c for c in (meaning,) if problem.spare(c))
+                else:
+                    outs.update(c for c in (Card(meaning.rank, s) for s in SUITS) if problem.spare(c))
+    try:
+        # The lay-down's own model, asked a new question.
+        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, built)
+    except _DeckTooSmall:
+        strict = build_model(problem, strict_deck=True)
+        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, strict)
+
+
+def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, outs: set[Card],
+                       built: Model) -> set[Card]:
+    outs = set(outs)
+    strict_deck = built.cover is not None
+    model = built.model
+    model.add(built.missing_total == cards_away)
+
+    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
+        card = Card(_position_rank(p), suit)
+        return sum(sum(c for (s, first), c in g.count.items() if s == suit and first <= p < first + g.spec.size)
+                   - g.uses.get((card, p), 0) for g in built.windows)
+
+    def set_gap(rank: Rank) -> cp_model.LinearExprT:
+        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                   for g in built.sets if rank in g.count)
+
+    # A gap site: a run position, or a rank for sets; 1 when the arrangement has a gap there.
+    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
+    for suit in SUITS:
+        for p in problem.positions:
+            card = Card(_position_rank(p), suit)
+            gap = run_gap(suit, p)
+            if problem.spare(card) and card not in outs and not isinstance(gap, int):
+                site = model.new_bool_var(f"gap[{suit.value}{p}]")
+                model.add(site <= gap)
+                sites.append((site, [card]))
+    held_ranks = {card.rank for card in problem.naturals}
+    for rank in Rank:
+        # The model offers sets of a few ranks the hand lacks, standing for all of them.
+        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
+        fitting = [Card(r, s) for r in ranks for s in SUITS if problem.spare(Card(r, s))]
+        gap = set_gap(rank)
+        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
+            site = model.new_bool_var(f"gap[{rank.token}]")
+            model.add(site <= gap)
+            sites.append((site, fitting))
+    while True:
+        fresh = [site for site, cards in sites if not set(cards) <= outs]
+        if not fresh:
+            return outs
+        model.maximize(sum(fresh))
+        solver = _solver(time_limit)
+        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return outs
+        found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
+        if not found:
+            return outs
+        if not strict_deck:
+            _translate_by_window(problem, built, solver, True)  # raises if the deck cannot supply it
+        for cards in found:
+            outs.update(cards)
+        # Best arrangements often come in families (the same run one window over, the same set
+        # of another rank): walk them in Python before asking CP-SAT again.
+        outs |= _neighbour_outs(problem, *_skeleton(built, solver), _hand_wilds(built, solver))
+
+
+def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> set[Card]:
+    """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer."""
+    outs = set()
+    for card in ALL_CARD_KINDS:
+        if not problem.spare(card):
+            continue
+        closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+        built = build_model(closer, strict_deck=True)
+        built.model.add(built.missing_total <= cards_away - 1)
+        built.model.clear_objective()
+        if _solver(time_limit).solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            outs.add(card)
+    return outs
+
+
+# ---- outs: best arrangements next to a known one -----------------------------------------------
+
+# An arrangement for the neighbourhood walk: runs as (suit, first position, size, naturals by
+# position), sets as (rank, size, naturals), each set on its own.
+_Run = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]
+_Set = tuple[Rank, int, tuple[Card, ...]]
+_NEIGHBOURHOOD_DEPTH = 1  # moves away from the arrangement CP-SAT found; it finds whatever lies beyond
+
+
+def _neighbour_outs(problem: Problem, runs: list[RunSkeleton], sets: list[SetSkeleton],
+                    hand_wilds: list[Card]) -> set[Card]:
+    """Outs shown by best arrangements reachable from this one by moving one meld at a time:
+    a run to another window, a set to another rank, keeping as many of the hand's naturals.
+    Each arrangement visited must pass the same-suit rule and the deck (``_missing_cards``)."""
+    start_runs = tuple(sorted((suit, positions[0], len(positions), tuple(sorted(naturals.items())))
+                              for suit, positions, naturals in runs))
+    start_sets: list[_Set] = []
+    for spec, rank, how_many, naturals in sets:
+        for i in range(how_many):
+            start_sets.append((rank, spec.size, tuple(naturals[i::how_many])))
+    hand = Counter(c for c in problem.hand if c in problem.naturals) - Counter(hand_wilds)
+    layer = [(start_runs, tuple(sorted(start_sets)))]
+    seen = set(layer)
+    outs: set[Card] = set()
+    for depth in range(_NEIGHBOURHOOD_DEPTH + 1):
+        next_layer = []
+        for arrangement in layer:
+            if depth and _missing_cards(problem, *arrangement, len(hand_wilds)) is None:
+                continue
+            outs |= _gap_cards(problem, *arrangement)
+            if depth < _NEIGHBOURHOOD_DEPTH:
+                for neighbour in _moves(problem, hand, *arrangement):
+                    if neighbour not in seen:
+                        seen.add(neighbour)
+                        next_layer.append(neighbour)
+        layer = next_layer
+    return outs
+
+
+def _moves(problem: Problem, hand: Counter[Card], runs: tuple[_Run, ...],
+           sets: tuple[_Set, ...]) -> list[tuple[tuple[_Run, ...], tuple[_Set, ...]]]:
+    used = Counter(c for *_, naturals in runs for _, c in naturals) + Counter(c for *_, naturals in sets for c in naturals)
+    found = []
+    for i, (suit, first, size, naturals) in enumerate(runs):
+        free = hand - used + Counter(c for _, c in naturals)
+        others = runs[:i] + runs[i + 1:]
+        for new_suit in SUITS:
+            for new_first in problem.positions:
+                if new_first + size - 1 not in problem.positions or (new_suit, new_first) == (suit, first):
+                    continue
+                taken: Counter[Card] = Counter()
+                placed = []
+                for p in range(new_first, new_first + size):
+                    card = Card(_position_rank(p), new_suit)
+                    if free[card] > taken[card]:
+                        taken[card] += 1
+                        placed.append((p, card))
+                if len(placed) == len(naturals) and _runs_may_share_a_contract(
+                        problem.rules.same_suit_runs, (new_suit, new_first, size), others):
+                    moved = tuple(sorted(others + ((new_suit, new_first, size, tuple(placed)),)))
+                    found.append((moved, sets))
+    for j, (rank, size, naturals) in enumerate(sets):
+        free = hand - used + Counter(naturals)
+        others_sets = sets[:j] + sets[j + 1:]
+        for new_rank in Rank:
+            if new_rank == rank or (problem.rules.distinct_set_ranks and any(r == new_rank for r, *_ in others_sets)):
+                continue
+            of_rank = [c for c in sorted(free.elements()) if c.rank == new_rank][:size]
+            if len(of_rank) == len(naturals):
+                found.append((runs, tuple(sorted(others_sets + ((new_rank, size, tuple(of_rank)),)))))
+    return found
+
+
+def _runs_may_share_a_contract(policy: SameSuitRuns, run: tuple[Suit, int, int], others: tuple[_Run, ...]) -> bool:
+    suit, first, size = run
+    last = first + size - 1
+    for other_suit, other_first, other_size, _ in others:
+        if other_suit != suit or policy == SameSuitRuns.FREE:
+            continue
+        other_last = other_first + other_size - 1
+        touching = last + 1 == other_first or other_last + 1 == first
+        overlapping = first <= other_last and other_first <= last
+        if policy == SameSuitRuns.DISTINCT_SUITS or touching or (policy == SameSuitRuns.GAP and overlapping):
+            return False
+    return True
+
+
+def _gap_cards(problem: Problem, runs: tuple[_Run, ...], sets: tuple[_Set, ...]) -> set[Card]:
+    cards = set()
+    for suit, first, size, naturals in runs:
+        held = {p for p, _ in naturals}
+        cards |= {Card(_position_rank(p), suit) for p in range(first, first + size) if p not in held}
+    for rank, size, naturals in sets:
+        if len(naturals) < size:
+            cards |= {Card(rank, s) for s in SUITS}
+    return {card for card in cards if problem.spare(card)}
+
+
+def _missing_cards(problem: Problem, runs: tuple[_Run, ...], sets: tuple[_Set, ...], wilds: int) -> list[Card] | None:
+    """The missing cards an arrangement needs once the hand's wilds fill the scarcest gaps,
+    or None when the deck (with its jokers) cannot supply them."""
+    spare = _Spare(problem)
+    run_gaps = [Card(_position_rank(p), suit) for suit, first, size, naturals in runs
+                for p in range(first, first + size) if p not in {q for q, _ in naturals}]
+    set_gaps = [rank for rank, size, naturals in sets for _ in range(size - len(naturals))]
+    gaps: list[list[Card]] = [[card] for card in run_gaps] + [[Card(r, s) for s in SUITS] for r in set_gaps]
+    gaps.sort(key=lambda fits: max(spare[c] for c in fits))
+    missing = []
+    for fits in gaps[wilds:]:
+        card = max(fits, key=lambda c: spare[c])
+        if spare[card] <= 0:
+            card = JOKER
+            if spare[card] <= 0:
+                return None
+        spare[card] -= 1
+        missing.append(card)
+    return missing
