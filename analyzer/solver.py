@@ -83,6 +83,11 @@ class Problem:
         return self.rules.points_of(card)
 
     @property
+    def runs_by_window(self) -> bool:
+        """No per-meld wild limits: runs can be counted per window, any gap taking any wild."""
+        return self.rules.max_wilds_per_meld is None and self.rules.wilds_may_outnumber_naturals
+
+    @property
     def counted_by_window(self) -> bool:
         """Exact contracts without per-meld wild limits: runs are counted per window and sets per
         rank, and any gap may take any wild card. Otherwise every run gets its own slot."""
@@ -143,21 +148,28 @@ class RunSlot:
         return self.length() - self.naturals_used() - self.wilds
 
 
+Window = tuple[Suit, int, int]  # a run's suit, first and last position
+
+
 @dataclass
 class RunWindows:
-    """Runs of one exact size, counted per window (suit, first position), with the hand's
-    naturals counted per position: no slots, so no symmetric copies of one solution. Used for
-    exact contracts without per-meld wild limits, where any gap may take any wild card."""
+    """Runs of one contract size, counted per window (suit, first and last position), with the
+    hand's naturals counted per position: no slots, so no symmetric copies of one solution.
+    Used when no per-meld wild limits apply, so that any gap may take any wild card."""
 
     spec: MeldSpec
     how_many: int
-    count: dict[tuple[Suit, int], cp_model.IntVar]  # runs laid on window (suit, first position)
-    present: dict[tuple[Suit, int], cp_model.IntVar]  # 1: at least one run on this window
+    count: dict[Window, cp_model.IntVar]  # runs laid on this window
+    present: dict[Window, cp_model.IntVar]  # 1: at least one run on this window
     uses: dict[tuple[Card, int], cp_model.IntVar]  # copies of a natural the runs hold at position p
     wilds: cp_model.IntVar  # the hand's wild cards in these runs
 
+    def places(self) -> cp_model.LinearExprT:
+        """Positions of all runs laid: each is a natural, a wild card or a gap."""
+        return sum((last - first + 1) * c for (_, first, last), c in self.count.items())
+
     def missing(self) -> cp_model.LinearExprT:
-        return self.spec.size * self.how_many - sum(self.uses.values()) - self.wilds
+        return self.places() - sum(self.uses.values()) - self.wilds
 
 
 @dataclass
@@ -219,10 +231,13 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     model = _CpModel()
     rules = problem.rules
     by_window = problem.counted_by_window
-    runs = [] if by_window else [_run_slot(model, problem, spec, index, strict_deck)
-                                 for index, spec in enumerate(problem.run_specs)]
+    # Runs are counted per window unless per-meld wild limits need each run on its own, or
+    # the strict deck model of a minimum contract places wild cards position by position.
+    windows_for_runs = by_window or (problem.runs_by_window and not strict_deck)
+    runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
+                                        for index, spec in enumerate(problem.run_specs)]
     windows = [_run_windows(model, problem, spec, how_many)
-               for spec, how_many in Counter(problem.run_specs).items()] if by_window else []
+               for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
     sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
             for spec, count in problem.set_groups.items()]
 
@@ -287,7 +302,7 @@ def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWind
     of the hand, a missing natural that fits it, or a missing joker; no more missing copies of
     a card than the deck has left, no more missing jokers than it has left."""
     hand_wilds = sum(g.wilds for g in windows) + sum(g.wild_total() for g in sets)
-    gaps_total = sum(g.spec.size * g.how_many - sum(g.uses.values()) for g in windows) \
+    gaps_total = sum(g.places() - sum(g.uses.values()) for g in windows) \
         + sum(g.missing_total() + g.wild_total() for g in sets)
     in_runs: dict[Card, cp_model.IntVar] = {}
     in_sets: dict[Card, cp_model.IntVar] = {}
@@ -302,7 +317,7 @@ def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWind
                 continue
             if windows:
                 run_gaps = sum(
-                    sum(c for (s, first), c in g.count.items() if s == suit and first <= p < first + g.spec.size)
+                    sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
                     - g.uses.get((card, p), 0)
                     for g in windows for p in _positions_of(card, problem.rules))
                 in_runs[card] = model.new_int_var(0, spare, f"missing_in_runs[{card}]")
@@ -322,19 +337,20 @@ def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWind
 
 def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int) -> RunWindows:
     rules, name, size = problem.rules, f"run{spec.size}", spec.size
-    windows = [(suit, first) for suit in SUITS for first in problem.positions
-               if first + size - 1 in problem.positions]
+    longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
+    windows = [(suit, first, last) for suit in SUITS for first in problem.positions for last in problem.positions
+               if size <= last - first + 1 <= longest]
     top = 1 if rules.same_suit_runs == SameSuitRuns.GAP else how_many  # gap: no overlap at all
-    count = {w: model.new_int_var(0, top, f"{name}.count[{w[0].value}{w[1]}]") for w in windows}
+    count = {w: model.new_int_var(0, top, f"{name}.count[{w[0].value}{w[1]}-{w[2]}]") for w in windows}
     model.add(sum(count.values()) == how_many)
     present = {}
     if rules.same_suit_runs in (SameSuitRuns.NO_TOUCH, SameSuitRuns.GAP) and len(problem.run_specs) > 1:
         for w, c in count.items():
-            present[w] = model.new_bool_var(f"{name}.present[{w[0].value}{w[1]}]")
+            present[w] = model.new_bool_var(f"{name}.present[{w[0].value}{w[1]}-{w[2]}]")
             model.add(c <= top * present[w])
     covering: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}  # runs covering (suit, position)
-    for (suit, first), c in count.items():
-        for p in range(first, first + size):
+    for (suit, first, last), c in count.items():
+        for p in range(first, last + 1):
             covering.setdefault((suit, p), []).append(c)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
@@ -345,7 +361,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_
             model.add(use <= sum(covering[card.suit, p]))
             uses[card, p] = use
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
-    wilds = model.new_int_var(0, min(total_wild_cards, size * how_many), f"{name}.wilds")
+    wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
     group = RunWindows(spec, how_many, count, present, uses, wilds)
     model.add(group.missing() >= 0)
     return group
@@ -355,16 +371,15 @@ def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows],
     """The same-suit rule between windows that hold runs (exact contracts)."""
     if policy == SameSuitRuns.FREE:
         return
-    placed = [(group.spec.size, w, group.present[w]) for group in groups for w in group.present]
+    placed = [(w, group.present[w]) for group in groups for w in group.present]
     if policy == SameSuitRuns.DISTINCT_SUITS:
         for suit in SUITS:
             model.add(sum(g.count[w] for g in groups for w in g.count if w[0] == suit) <= 1)
         return
-    for i, (size_a, (suit_a, first_a), a) in enumerate(placed):
-        for size_b, (suit_b, first_b), b in placed[i + 1:]:
+    for i, ((suit_a, first_a, last_a), a) in enumerate(placed):
+        for (suit_b, first_b, last_b), b in placed[i + 1:]:
             if suit_a != suit_b:
                 continue
-            last_a, last_b = first_a + size_a - 1, first_b + size_b - 1
             touching = last_a + 1 == first_b or last_b + 1 == first_a
             overlapping = first_a <= last_b and first_b <= last_a
             if touching or (policy == SameSuitRuns.GAP and overlapping):
@@ -644,23 +659,29 @@ RunSkeleton = tuple[Suit, list[int], dict[int, Card]]  # suit, positions, the ha
 SetSkeleton = tuple[MeldSpec, Rank, int, list[Card]]  # spec, rank, how many sets, their naturals
 
 
-def _skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
-    """Where a window-counted solution lays its melds and which of the hand's naturals they hold."""
+def _run_skeleton(built: Model, solver: cp_model.CpSolver) -> list[RunSkeleton]:
+    """Where window-counted runs lie and which of the hand's naturals they hold."""
     value = solver.value
     runs: list[RunSkeleton] = []
     for group in built.windows:
-        size = group.spec.size
-        laid = [(suit, first) for (suit, first), v in group.count.items() for _ in range(value(v))]
+        laid = [window for window, v in group.count.items() for _ in range(value(v))]
         natural_at: list[dict[int, Card]] = [{} for _ in laid]
         for (card, p), use in group.uses.items():
             copies = value(use)
-            for i, (suit, first) in enumerate(laid):
-                if copies and suit == card.suit and first <= p < first + size and p not in natural_at[i]:
+            for i, (suit, first, last) in enumerate(laid):
+                if copies and suit == card.suit and first <= p <= last and p not in natural_at[i]:
                     natural_at[i][p] = card
                     copies -= 1
             assert copies == 0, "the model only uses copies that some laid run covers"
-        runs += [(suit, list(range(first, first + size)), naturals)
-                 for (suit, first), naturals in zip(laid, natural_at)]
+        runs += [(suit, list(range(first, last + 1)), naturals)
+                 for (suit, first, last), naturals in zip(laid, natural_at)]
+    return runs
+
+
+def _skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
+    """Where a window-counted solution lays its melds and which of the hand's naturals they hold."""
+    value = solver.value
+    runs = _run_skeleton(built, solver)
     sets: list[SetSkeleton] = []
     for set_group in built.sets:
         for rank, count_var in set_group.count.items():
@@ -779,6 +800,11 @@ def _translate(problem: Problem, built: Model, solver: cp_model.CpSolver, optima
             stands_for.append(meaning)
         melds.append(PlacedMeld(MeldKind.RUN, tuple(cards), tuple(stands_for)))
 
+    run_wilds = sum(solver.value(group.wilds) for group in built.windows)
+    for suit, positions, naturals in _run_skeleton(built, solver):
+        hand_wilds = min(run_wilds, len(positions) - len(naturals))  # no per-meld limits here
+        run_wilds -= hand_wilds
+        place_run(suit, positions, naturals, hand_wilds)
     for slot in built.runs:
         suit = next(s for s, v in slot.suit.items() if solver.value(v))
         covered = [p for p in problem.positions if solver.value(slot.covers[p])]
@@ -938,7 +964,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
 
     def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
         card = Card(_position_rank(p), suit)
-        return sum(sum(c for (s, first), c in g.count.items() if s == suit and first <= p < first + g.spec.size)
+        return sum(sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
                    - g.uses.get((card, p), 0) for g in built.windows)
 
     def set_gap(rank: Rank) -> cp_model.LinearExprT:
