@@ -876,7 +876,10 @@ def _lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | Non
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
                        proven_optimal=none.proven), None
-    ordered = tuple(sorted(solution.melds, key=_meld_order))
+    kept = Counter(problem.hand) + Counter(solution.missing)
+    for meld in solution.melds:
+        kept.subtract(meld.cards)
+    ordered = tuple(sorted(_tidy_runs(solution.melds, +kept, problem), key=_meld_order))
     if solution.missing:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=len(solution.missing),
@@ -889,6 +892,58 @@ def _lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | Non
     return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
                    leftover_points=sum(problem.points(card) for card in leftover), cards_away=0,
                    missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
+
+
+def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Problem) -> list[PlacedMeld]:
+    """Slide a run's wild cards along it so that none stands for a card the player keeps in hand
+    (``Joker=4♥ 5♥ 6♥ 7♥`` while holding the 4♥ reads as a mistake; ``5♥ 6♥ 7♥ Joker=8♥`` says
+    the same). The cards and the leftover stay as they are; the run only moves to another
+    window holding the same naturals, if the same-suit rule allows it."""
+    tidy = list(melds)
+    for index, meld in enumerate(melds):
+        if meld.kind != MeldKind.RUN:
+            continue
+
+        def held(run: PlacedMeld) -> int:
+            return sum(1 for card, meaning in zip(run.cards, run.stands_for) if card != meaning and kept[meaning])
+
+        if not held(meld):
+            continue
+        suit = _suit_of(meld)
+        positions = [_run_position(meld, i) for i in range(len(meld.cards))]
+        naturals = {p: card for p, card, meaning in zip(positions, meld.cards, meld.stands_for) if card == meaning}
+        wilds = [card for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning]
+        others: tuple[_Run, ...] = tuple((_suit_of(m), _run_position(m, 0), len(m.cards), ()) for j, m in enumerate(tidy)
+                       if j != index and m.kind == MeldKind.RUN)
+        best = meld
+        for first in problem.positions:
+            last = first + len(positions) - 1
+            if last not in problem.positions or not all(first <= p <= last for p in naturals):
+                continue
+            if not _runs_may_share_a_contract(problem.rules.same_suit_runs, (suit, first, len(positions)), others):
+                continue
+            fill = iter(wilds)
+            cards = tuple(naturals[p] if p in naturals else next(fill) for p in range(first, last + 1))
+            run = PlacedMeld(MeldKind.RUN, cards, tuple(Card(_position_rank(p), suit) for p in range(first, last + 1)))
+            if held(run) < held(best):
+                best = run
+        tidy[index] = best
+    return tidy
+
+
+def _suit_of(run: PlacedMeld) -> Suit:
+    suit = run.stands_for[0].suit
+    assert suit is not None
+    return suit
+
+
+def _run_position(run: PlacedMeld, index: int) -> int:
+    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
+    rank = run.stands_for[index].rank
+    assert rank is not None
+    if rank != Rank.ACE:
+        return int(rank)
+    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
 
 
 def _meld_order(meld: PlacedMeld) -> tuple[int, tuple[tuple[int, int], ...]]:
