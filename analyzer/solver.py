@@ -1067,18 +1067,61 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
 
 
 def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> set[Card]:
-    """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer."""
+    """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
+    Cards that could not even sit in a meld with ``cards_away - 1`` other missing cards are
+    skipped without asking (``_could_fill_a_gap``)."""
     outs = set()
     for card in ALL_CARD_KINDS:
-        if not problem.spare(card):
+        if not problem.spare(card) or not _could_fill_a_gap(problem, card, cards_away):
             continue
         closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-        built = build_model(closer, strict_deck=True)
-        built.model.add(built.missing_total <= cards_away - 1)
-        built.model.clear_objective()
-        if _solver(time_limit).solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        if _closer_than(closer, cards_away, time_limit):
             outs.add(card)
     return outs
+
+
+def _closer_than(problem: Problem, cards_away: int, time_limit: float) -> bool:
+    """Can ``problem`` be laid down with fewer than ``cards_away`` missing cards? The model that
+    ignores the deck answers first (a no is final); a yes it cannot show the deck supports goes
+    to the strict model."""
+    for strict_deck in (False, True):
+        built = build_model(problem, strict_deck=strict_deck)
+        built.model.add(built.missing_total <= cards_away - 1)
+        built.model.clear_objective()
+        solver = _solver(time_limit)
+        if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return False
+        try:
+            _translate(problem, built, solver, False, strict_deck)
+            return True
+        except _DeckTooSmall:
+            continue
+    return False
+
+
+def _could_fill_a_gap(problem: Problem, card: Card, cards_away: int) -> bool:
+    """A necessary condition for an out: some meld of the contract, placed where the card fits,
+    can be completed from the hand's naturals, its wild cards and at most ``cards_away``
+    missing cards (the card itself one of them). A longer run holds a window of the contract's
+    size around the card that does as well, so windows of that size suffice."""
+    if card.is_joker:
+        return True
+    assert card.rank is not None and card.suit is not None
+    wilds = sum(problem.counts[c] for c in problem.wild_kinds)
+    for spec in set(problem.contract):
+        if spec.kind != MeldKind.RUN:
+            of_rank = sum(n for c, n in problem.counts.items() if c.rank == card.rank and c in problem.naturals)
+            if of_rank + wilds + cards_away >= spec.size:
+                return True
+            continue
+        held = {p for c in problem.naturals if c.suit == card.suit for p in _positions_of(c, problem.rules)}
+        for p in _positions_of(card, problem.rules):
+            for first in range(p - spec.size + 1, p + 1):
+                window = range(first, first + spec.size)
+                if all(q in problem.positions for q in window) and \
+                        len(held.intersection(window)) + wilds + cards_away >= spec.size:
+                    return True
+    return False
 
 
 # ---- outs: best arrangements next to a known one -----------------------------------------------
