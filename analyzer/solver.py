@@ -984,8 +984,8 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit
     arrangement has a *gap* it fits: a run position of its suit and rank, or a place in a set
     of its rank. (Whatever fills that gap, a wild card or another missing card, can trade
     places with it, since some other gap holds a missing card.) So the outs are the cards of
-    the gaps of all best arrangements, plus the joker, which fits any gap, while the deck has
-    one left. The loop collects gap sites until no best arrangement shows a new one.
+    the gaps of all best arrangements, plus the wild cards, which fit any gap, while the deck
+    has one left. The loop collects gap sites until no best arrangement shows a new one.
 
     The model ignores the deck's limits on missing cards (a stricter model costs a third more
     time); each arrangement it returns is checked against the deck, and if one fails the
@@ -993,7 +993,8 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit
     for the strict one too.
     """
     assert lay_down.cards_away
-    outs = {JOKER} if problem.spare(JOKER) else set()
+    # A wild card (the joker, a wild 2) fits any gap.
+    outs = {card for card in ALL_CARD_KINDS if problem.rules.is_wild(card) and problem.spare(card)}
     # The lay-down's own witness is a best arrangement: its gaps are where wilds or missing cards sit.
     for meld in lay_down.with_missing:
         for card, meaning in zip(meld.cards, meld.stands_for):
@@ -1104,7 +1105,7 @@ def _could_fill_a_gap(problem: Problem, card: Card, cards_away: int) -> bool:
     can be completed from the hand's naturals, its wild cards and at most ``cards_away``
     missing cards (the card itself one of them). A longer run holds a window of the contract's
     size around the card that does as well, so windows of that size suffice."""
-    if card.is_joker:
+    if problem.rules.is_wild(card):
         return True
     assert card.rank is not None and card.suit is not None
     wilds = sum(problem.counts[c] for c in problem.wild_kinds)
