@@ -6,12 +6,29 @@ Public API (the CLI, the puzzles and the web app use only this)::
     >>> result = analyze("7H 8H 9H 10H 5C 5D 5S", "progressive", 2)
     >>> result.can_lay_down, result.leftover_points
     (True, 0)
+
+and advice for a hand that is not there yet (``advise``: outs, the discard table, buying)::
+
+    >>> from analyzer import advise
+    >>> advice = advise("7H 8H 10H 5C 5D 5S", "progressive", 2, players=4)
+    >>> advice.lay_down.cards_away, [(out.card.token, out.unseen) for out in advice.outs]
+    (1, [('9H', 2), ('JK', 1)])
 """
 
 from __future__ import annotations
 
 from typing import Iterable
 
+from analyzer.advice import (
+    Advice,
+    AdviceError,
+    BuyAdvice,
+    BuyOption,
+    DiscardRow,
+    Out,
+    Verdict,
+    advise,
+)
 from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
 from analyzer.hand import HandError, read_hand
 from analyzer.result import LayDown, PlacedMeld
@@ -20,6 +37,7 @@ from analyzer.rules import MeldKind, MeldSpec, Rules, RulesError, load_rules, pr
 DEFAULT_TIME_LIMIT = 5.0  # seconds; far above what real hands need (see benchmarks)
 
 __all__ = [
+    "Advice", "AdviceError", "BuyAdvice", "BuyOption", "DiscardRow", "Out", "Verdict", "advise",
     "analyze", "Card", "CardError", "HandError", "JOKER", "LayDown", "MeldKind", "MeldSpec",
     "PlacedMeld", "PRESETS", "Rank", "Rules", "RulesError", "Suit", "load_rules", "parse_cards",
     "preset", "read_hand",

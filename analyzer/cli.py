@@ -23,14 +23,18 @@ from typing import IO, Any, NoReturn
 
 from analyzer import (
     DEFAULT_TIME_LIMIT,
+    Advice,
+    AdviceError,
     HandError,
     LayDown,
     PlacedMeld,
     Rules,
     RulesError,
+    advise,
     analyze,
     load_rules,
 )
+from analyzer.advice import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, DiscardRow, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
 
@@ -39,10 +43,11 @@ DEFAULT_RULES = "progressive"
 MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
 EXAMPLE_FILE, EXAMPLE_ROUND = "round6.txt", 6  # the bundled hand is for progressive round 6
-BATCH_FIELDS = ("hand", "round", "rules", "players", "time_limit")
+BATCH_FIELDS = ("hand", "round", "rules", "players", "time_limit", "seen", "outs", "discards", "buy", "horizon",
+                "rollouts", "seed", "buys_used", "bought_last")
 BATCH_SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
 FACE = "face value"
-SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S"})
+SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
 
 class UsageError(Exception):
@@ -88,9 +93,30 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     parser.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                         help=f"stop the search after this long (default {DEFAULT_TIME_LIMIT:g})")
+    advice = parser.add_argument_group(
+        "advice", "what would help the hand (always shown when it is 1 or more cards away), which card to "
+        "discard, and whether to buy a discard; see docs/advice.md")
+    advice.add_argument("--seen", metavar="CARDS", help="cards you have seen (discard pile, melds on the table), "
+                        "e.g. \"9H 9C 5S\"; not the offered card: they are not counted as unseen")
+    advice.add_argument("--outs", action="store_true",
+                        help="add the outs to --json (the text output always shows them)")
+    advice.add_argument("--discards", action="store_true", help="the discard table: each card you could discard, "
+                        "best first")
+    advice.add_argument("--buy", metavar="CARD", help="the discard you are offered: should you buy it?")
+    advice.add_argument("--horizon", type=int, metavar="TURNS",
+                        help=f"with --buy: how many of your own turns to look ahead (default {DEFAULT_HORIZON})")
+    advice.add_argument("--rollouts", type=int, metavar="N",
+                        help=f"with --buy: most simulated deals per option (default {DEFAULT_ROLLOUTS}; fewer once "
+                        "the verdict is settled)")
+    advice.add_argument("--seed", type=int, metavar="N", help="with --buy: seed of the simulation (default 0)")
+    advice.add_argument("--buys-used", type=int, metavar="N",
+                        help="with --buy: buys you have already made this round (default 0)")
+    advice.add_argument("--bought-last", action="store_true",
+                        help="with --buy: the last card bought this round was bought by you")
     parser.add_argument("--batch", metavar="FILE.jsonl",
                         help=f"analyse one JSON object per line, e.g. {BATCH_SAMPLE}; one JSON line out per "
-                        "line in; --round, --rules, --players and --time-limit are the defaults")
+                        "line in; the other options are the defaults (the fields are named like them: "
+                        "\"seen\", \"discards\": true, \"buy\": \"9H\", \"buys_used\"...)")
     parser.add_argument("--list-rules", action="store_true", help="show the rule sets and their rounds")
     parser.add_argument("--example", action="store_true",
                         help=f"analyse the bundled example hand (progressive, round {EXAMPLE_ROUND})")
@@ -111,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.batch is not None:
             return run_batch(args)
         return run_one(args)
-    except (UsageError, HandError, RulesError) as error:
+    except (UsageError, HandError, RulesError, AdviceError) as error:
         print(f"{PROG}: {_one_line(str(error))}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -137,9 +163,40 @@ def run_one(args: argparse.Namespace) -> int:
         text = resources.files("analyzer").joinpath("examples", EXAMPLE_FILE).read_text(encoding="utf-8")
     else:
         text = read_hand_file(args.hand_file)
-    result = analyze(text, rules, round_number, args.players, args.time_limit)
-    _write(json.dumps(result.to_dict()) if args.json else render(result, rules))
+    options, asked = _advice_options(vars(args))
+    if args.json and not asked:
+        _write(json.dumps(analyze(text, rules, round_number, args.players, args.time_limit).to_dict()))
+        return 0
+    advice = advise(text, rules, round_number, args.players, time_limit=args.time_limit, **options)
+    _write(json.dumps(advice.to_dict()) if args.json else render_advice(advice, rules, args.players))
     return 0
+
+
+ADVICE_DEFAULTS: dict[str, Any] = {
+    "seen": None, "outs": False, "discards": False, "buy": None, "horizon": None, "rollouts": None,
+    "seed": None, "buys_used": None, "bought_last": False,
+}
+BUY_ONLY = ("horizon", "rollouts", "seed", "buys_used", "bought_last")
+
+
+def _advice_options(given: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The keyword arguments of ``advise`` from the command line's (or a batch line's) options,
+    and whether the JSON answer carries the advice keys (the outs, seen cards, table or a buy)."""
+    options = {key: given.get(key, default) for key, default in ADVICE_DEFAULTS.items()}
+    if options["buy"] is None:
+        stray = [key for key in BUY_ONLY if options[key] not in (None, False)]
+        if stray:
+            raise UsageError(f"{'--' + stray[0].replace('_', '-')} goes with --buy CARD")
+    chosen: dict[str, Any] = {
+        "seen": options["seen"] or (),
+        "discards": bool(options["discards"]),
+        "buy": options["buy"],
+        "bought_last": bool(options["bought_last"]),
+    }
+    chosen.update({key: options[key] for key in ("horizon", "rollouts", "seed", "buys_used")
+                   if options[key] is not None})
+    asked = bool(options["outs"] or options["seen"] or options["discards"] or options["buy"])
+    return chosen, asked
 
 
 def read_hand_file(name: str) -> str:
@@ -197,7 +254,7 @@ def run_batch(args: argparse.Namespace) -> int:
                 if not whole:
                     raise UsageError(f"the line is longer than {MAX_LINE_BYTES // 1024} KiB")
                 answer = _batch_answer(line, args, rules_for)
-            except (UsageError, HandError, RulesError) as error:
+            except (UsageError, HandError, RulesError, AdviceError) as error:
                 answer = {"error": f"line {number}: {_one_line(str(error))}"}
                 errors.append(answer["error"])
             _write(json.dumps(answer))
@@ -246,8 +303,27 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
         raise UsageError("missing \"round\" (or give --round for every line)")
     if not _is_time_limit(time_limit):
         raise UsageError(f"a time limit is a positive number of seconds, not {time_limit!r}")
-    result = analyze(hand, rules_for(rules_name), round_number, players, time_limit)
-    return result.to_dict()
+    given = {key: value for key, value in vars(defaults).items() if key in ADVICE_DEFAULTS}
+    for key, kinds, expected in (("seen", str, "text such as \"9H 9C\""), ("buy", str, "a card such as \"9H\""),
+                                 ("horizon", int, "a whole number"), ("rollouts", int, "a whole number"),
+                                 ("seed", int, "a whole number"), ("buys_used", int, "a whole number")):
+        given[key] = _field(job, key, kinds, given[key], expected)
+    for key in ("outs", "discards", "bought_last"):
+        given[key] = _flag(job, key, given[key])
+    options, asked = _advice_options(given)
+    if not asked:
+        return analyze(hand, rules_for(rules_name), round_number, players, time_limit).to_dict()
+    return advise(hand, rules_for(rules_name), round_number, players, time_limit=time_limit, **options).to_dict()
+
+
+def _flag(job: dict[str, Any], key: str, default: bool) -> bool:
+    """``job[key]`` as true or false; absent or null gives ``default``."""
+    value = job.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise UsageError(f"{key!r} must be true or false, not {json.dumps(value)[:40]}")
+    return value
 
 
 def _field(job: dict[str, Any], key: str, kinds: type | tuple[type, ...], default: Any, expected: str) -> Any:
@@ -306,6 +382,83 @@ def render(result: LayDown, rules: Rules) -> str:
         lines.append("Note: best found within the time limit, not proven optimal "
                      "(a longer --time-limit may find better).")
     return "\n".join(lines)
+
+
+def render_advice(advice: Advice, rules: Rules, players: int | None = None) -> str:
+    """The analysis, then the cards that would help, the discard table and the buy comparison."""
+    blocks = [render(advice.lay_down, rules)]
+    if advice.outs:
+        listed = ", ".join(f"{out.card.face} ×{out.unseen}" for out in advice.outs)
+        blocks.append(f"Cards that help (unseen copies): {listed} — {advice.unseen_outs} in all\n"
+                      + _unseen_note(advice, rules, players))
+    if advice.discards is not None:
+        blocks.append(_discard_lines(advice.discards))
+    if advice.buy is not None:
+        blocks.append(_buy_lines(advice.buy))
+    return "\n\n".join(blocks)
+
+
+def _unseen_note(advice: Advice, rules: Rules, players: int | None) -> str:
+    """Which cards "unseen" counts: the deck less the hand, the seen cards and the offered card."""
+    deck = rules.deck_for(players)
+    gone = ["your hand"]
+    if advice.seen:
+        gone.append(_plural(len(advice.seen), "seen card"))
+    if advice.buy:
+        gone.append(f"the offered {advice.buy.offered.face}")
+    which = f"for {players} players" if players else "the largest deck; --players N gives yours"
+    return (f"(Unseen: {_plural(deck.decks, 'deck')} + {_plural(deck.jokers, 'joker')} ({which}), "
+            f"less {', '.join(gone[:-1]) + ' and ' + gone[-1] if len(gone) > 1 else gone[0]}.)")
+
+
+def _discard_lines(rows: Sequence[DiscardRow]) -> str:
+    """The discard table, best first, columns aligned, equal rows marked ``2=``."""
+    header = ("rank", "discard", "cards away", "unseen outs", "points kept", "card points")
+    tied = {row.rank for row in rows if row.equal_to_previous}
+    cells = [
+        (f"{row.rank}{'=' if row.rank in tied else ''}", row.card.face,
+         "never" if row.cards_away is None else str(row.cards_away), str(row.unseen_outs), str(row.points_kept),
+         str(row.card_points))
+        for row in rows
+    ]
+    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
+    lines = ["Which card to discard, best first:",
+             "  " + "  ".join(f"{text:<{w}}" if i < 2 else f"{text:>{w}}" for i, (text, w) in
+                              enumerate(zip(header, widths)))]
+    for row, line in zip(rows, cells):
+        text = "  " + "  ".join(f"{cell:<{w}}" if i < 2 else f"{cell:>{w}}" for i, (cell, w) in
+                                enumerate(zip(line, widths)))
+        lines.append(text + ("  ← discard this" if row.rank == 1 else ""))
+    lines.append("(points kept: what the best lay-down leaves when 0 away, else all the cards you keep; "
+                 "unseen outs: unseen copies of the cards that would then help)")
+    return "\n".join(lines)
+
+
+def _buy_lines(buy: BuyAdvice) -> str:
+    """Passing and buying side by side, the verdict and its reason."""
+    how = ("exact" if buy.method == "exact"
+           else f"{buy.rollouts} simulated deals, seed {buy.seed}")
+    turns = _plural(buy.horizon, "turn")
+    penalty = _plural(buy.penalty_cards, "penalty card") if buy.penalty_cards else "no penalty card"
+    header = ("", "cards", "lays down", "points held")
+    cells = [(name, str(option.hand_size), f"{option.lay_down_probability:.0%}", f"{option.expected_points:.1f}")
+             for name, option in (("pass", buy.passing), ("buy", buy.buying))]
+    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
+    table = ["  " + "  ".join(f"{text:<{w}}" if i == 0 else f"{text:>{w}}" for i, (text, w) in
+                              enumerate(zip(line, widths))) for line in (header, *cells)]
+    spread = f" ±{buy.std_error:.1f}" if buy.std_error is not None else ""
+    change = abs(buy.difference)
+    verdict = {
+        Verdict.BUY: f"BUY: buying leaves you holding {change:.1f}{spread} fewer points on average",
+        Verdict.PASS: f"PASS: buying leaves you holding {change:.1f}{spread} more points on average",
+        Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
+    }[buy.verdict]
+    return "\n".join([
+        f"Buy the {buy.offered.face}? With {penalty}, over your next {turns} ({how}):",
+        *table,
+        f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
+        f"Why: {buy.reason}",
+    ])
 
 
 def _meld_lines(melds: Sequence[PlacedMeld]) -> list[str]:

@@ -714,8 +714,8 @@ def _translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolv
     hand_wilds = _hand_wilds(built, solver)
     if built.cover is not None:
         # Strict deck: the model says how many missing copies of each natural go to runs and sets.
-        budget = {(c, True): value(v) for c, v in built.cover.in_runs.items()}
-        budget.update({(c, False): value(v) for c, v in built.cover.in_sets.items()})
+        budget = {(c, True): solver.value(v) for c, v in built.cover.in_runs.items()}
+        budget.update({(c, False): solver.value(v) for c, v in built.cover.in_sets.items()})
         for number, gap in enumerate(gaps):
             for card in natural_for(gap):
                 if budget.get((card, gap[1] is not None), 0) > 0:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import PRESETS, analyze, load_rules
+from analyzer import PRESETS, advise, analyze, load_rules
 from analyzer.cli import render
 from analyzer.rules import ALIASES
 
@@ -353,3 +353,125 @@ def test_no_hand_at_all() -> None:
 
 def test_missing_batch_file(tmp_path: Path) -> None:
     assert_refused(run("--batch", str(tmp_path / "jobs.jsonl")), "batch file", "not found")
+
+
+# ---- advice: outs, the discard table, buying ----------------------------------------------------
+
+ONE_AWAY = "7H 8H 10H 5C 5D 5S KC 2D"  # progressive round 2: needs the 9H (or a joker); KC and 2D spare
+
+
+def test_outs_are_shown_when_the_hand_is_away(tmp_path: Path) -> None:
+    out = succeeded(run(hand_file(tmp_path, THREE_AWAY), "-r", "6", "--players", "4"))
+    advice = advise(THREE_AWAY, "progressive", 6, players=4)
+    assert advice.unseen_outs > 0
+    listed = ", ".join(f"{out.card.face} ×{out.unseen}" for out in advice.outs)
+    assert f"Cards that help (unseen copies): {listed} — {advice.unseen_outs} in all" in out
+    assert "(Unseen: 2 decks + 1 joker (for 4 players), less your hand.)" in out
+    assert "Cards that help" not in succeeded(run("--example"))  # it can lay down: nothing to wish for
+
+
+def test_seen_cards_lower_the_unseen_counts(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)
+    answer = json.loads(succeeded(run(path, "-r", "2", "--players", "4", "--seen", "9h, joker", "--json")))
+    assert answer["outs"] == [{"card": "9H", "unseen": 1}, {"card": "JK", "unseen": 0}] and answer["unseen_outs"] == 1
+    assert answer["seen"] == ["9H", "JK"] and answer["discards"] is None and answer["buy"] is None
+    out = succeeded(run(path, "-r", "2", "--players", "4", "--seen", "9H"))
+    assert "9♥ ×1, Joker ×1 — 2 in all" in out and "less your hand and 1 seen card." in out
+
+
+def test_json_carries_the_outs_when_asked(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)
+    answer = json.loads(succeeded(run(path, "-r", "2", "--outs", "--json")))
+    assert answer == advise(ONE_AWAY, "progressive", 2).to_dict()
+    assert {"outs", "unseen_outs", "discards", "buy", "seen"} <= set(answer)
+    assert "outs" not in json.loads(succeeded(run(path, "-r", "2", "--json")))
+
+
+def test_the_discard_table_for_people_and_as_json(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)
+    out = succeeded(run(path, "-r", "2", "--players", "4", "--discards"))
+    table = advise(ONE_AWAY, "progressive", 2, players=4, discards=True).discards
+    assert table is not None and table[0].card.face == "K♣"
+    lines = out.split("Which card to discard, best first:\n")[1].splitlines()
+    assert lines[0].split() == ["rank", "discard", "cards", "away", "unseen", "outs", "points", "kept", "card",
+                                "points"]
+    rows = lines[1:1 + len(table)]
+    for row, line in zip(table, rows):
+        assert line.split()[:6] == [f"{row.rank}{'=' if row.rank in {r.rank for r in table if r.equal_to_previous} else ''}",
+                                    row.card.face, str(row.cards_away), str(row.unseen_outs), str(row.points_kept),
+                                    str(row.card_points)]
+        assert line.endswith("← discard this") == (row.rank == 1)
+    assert len({line.index(row.card.face) for line, row in zip(rows, table)}) == 1  # columns line up
+    answer = json.loads(succeeded(run(path, "-r", "2", "--players", "4", "--discards", "--json")))
+    assert answer["discards"] == [row.to_dict() for row in table]
+
+
+def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)
+    options = ["-r", "2", "--players", "4", "--buy", "9h", "--rollouts", "40", "--seed", "5"]
+    answer = json.loads(succeeded(run(path, *options, "--json")))
+    expected = advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", rollouts=40, seed=5)
+    assert answer == expected.to_dict()
+    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["rollouts"] == 40 and answer["buy"]["seed"] == 5
+    out = succeeded(run(path, *options))
+    assert "Buy the 9♥? With 1 penalty card, over your next 3 turns (40 simulated deals, seed 5):" in out
+    assert "Verdict: BUY: buying leaves you holding" in out
+    assert "Why: Buying the 9♥ completes your contract" in out
+    table = out.split("seed 5):\n")[1].splitlines()[:3]
+    assert table[0].split() == ["cards", "lays", "down", "points", "held"]
+    assert table[1].split()[:2] == ["pass", "8"] and table[2].split()[:3] == ["buy", "10", "100%"]
+    passing = succeeded(run(path, "-r", "2", "--players", "4", "--buy", "KD", "--rollouts", "40", "--horizon", "2"))
+    assert "over your next 2 turns" in passing and "Verdict: PASS" in passing and "fits none of your melds" in passing
+
+
+def test_batch_lines_take_the_advice_fields(tmp_path: Path) -> None:
+    lines = [
+        {"hand": ONE_AWAY, "round": 2, "seen": "9H", "discards": True},
+        {"hand": ONE_AWAY, "round": 2, "buy": "9H", "rollouts": 20, "seed": 1, "players": 4},
+        {"hand": ONE_AWAY, "round": 2},
+        {"hand": ONE_AWAY, "round": 2, "discards": "yes"},
+        {"hand": ONE_AWAY, "round": 2, "horizon": 2},
+        {"hand": ONE_AWAY, "round": 1, "rules": "eveleigh", "buy": "9H"},
+    ]
+    result = run("--batch", hand_file(tmp_path, "\n".join(json.dumps(line) for line in lines) + "\n", "jobs.jsonl"))
+    assert_refused(result, "3 of 6", "line 4")
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert answers[0] == advise(ONE_AWAY, "progressive", 2, seen="9H", discards=True).to_dict()
+    assert answers[1] == advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", rollouts=20, seed=1).to_dict()
+    assert answers[2] == analyze(ONE_AWAY, "progressive", 2).to_dict()
+    assert "'discards' must be true or false" in answers[3]["error"]
+    assert "--horizon goes with --buy" in answers[4]["error"]
+    assert "no buying in round 1" in answers[5]["error"]
+
+
+ADVICE_CASES = [
+    (["--seen", "9H 9H"], ["the hand and the seen cards", "3 copies of 9H"]),  # the hand holds one
+    (["--seen", "9H 9Q"], ["seen cards", "'9Q'"]),
+    (["--buy", "7H"], ["offered 7H", "3 copies of 7H"]),  # the hand holds two already
+    (["--buy", "9H", "--seen", "9H"], ["offered 9H", "3 copies of 9H"]),
+    (["--buy", "9H 10H"], ["one card"]),
+    (["--buy", "9H", "--rollouts", "0"], ["rollouts"]),
+    (["--buy", "9H", "--horizon", "99"], ["horizon"]),
+    (["--horizon", "2"], ["--horizon goes with --buy"]),
+    (["--buy", "9H", "--rules", "eveleigh", "-r", "3"], ["'eveleigh' allows no buying in round 3"]),
+    (["--buy", "9H", "--rules", "shanghai", "--buys-used", "2"], ["allows 2 buys", "used 2"]),
+    (["--buy", "9H", "--rules", "pagat", "--bought-last"], ["twice in succession"]),
+]
+
+
+@pytest.mark.parametrize(("args", "words"), ADVICE_CASES, ids=lambda case: str(case)[:40])
+def test_bad_advice_options_are_refused(tmp_path: Path, args: list[str], words: list[str]) -> None:
+    path = hand_file(tmp_path, "7H 7H 8H 9H 10H 5C 5D 5S")
+    assert_refused(run(path, "-r", "2", "--players", "4", *args), *words)
+
+
+def test_readme_shows_what_the_advice_prints(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Advice: outs, discards, buying\n")[1].split("\n## ")[0]
+    outs_block, buy_block = (block.split("```")[0].strip() for block in section.split("```text\n")[1:3])
+    hand, buy_hand = "7C 7D 4H 5H 6H 9S 10S JS KD 2C 3C QD", "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C"
+    assert hand in section and buy_hand in section
+    out = succeeded(run(hand_file(tmp_path, hand), "-r", "6", "--players", "4", "--seen", "7H 7S QS", "--discards"))
+    assert outs_block in out
+    out = succeeded(run(hand_file(tmp_path, buy_hand, "buy.txt"), "-r", "6", "--players", "4", "--buy", "7H"))
+    assert buy_block in out

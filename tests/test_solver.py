@@ -203,3 +203,14 @@ def test_cards_away_respects_the_deck() -> None:
     result = lay("7H 7H 5H 6H 8H 9H 10H JH", "progressive", 3)
     for card, count in Counter(parse_cards("7H 7H 5H 6H 8H 9H 10H JH") + result.missing).items():
         assert count <= deck_copies(card, preset("progressive").deck_for(None))
+
+
+def test_strict_deck_model_when_the_deck_runs_short() -> None:
+    # Four players: two decks and one joker. The looser model would ask for more copies of a
+    # card than are left; the strict one must answer, and its witness must fit the deck.
+    rules = preset("progressive")
+    hand = parse_cards("7D 8D 10D 8S 9S 9S 10S 10S JS JS KS")
+    result = analyze(hand, rules, 6, players=4)
+    assert result.cards_away == reference_cards_away(hand, rules, 6, rules.deck_for(4), max_extra=3)
+    assert validate_lay_down(hand, rules, 6, result.with_missing, result.kept_with_missing(),
+                             extra=result.missing, deck=rules.deck_for(4)) == []

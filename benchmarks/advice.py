@@ -1,0 +1,118 @@
+"""Advice benchmark: outs plus the discard table, and the buy verdict, on seeded suites.
+
+    .venv/bin/python -m benchmarks.advice            # full run (a few minutes)
+    .venv/bin/python -m benchmarks.advice --quick    # smaller suites, for a smoke test
+
+Suites: 12-card ``progressive`` hands (round 6: deal size + 1; round 7: deal size, for the buy)
+dealt from a 4-player deck (two decks and a joker), half of them at random, half from two suits
+and a few neighbouring ranks (hands near their contract, where outs and discards matter most).
+
+Measured in the same run:
+- ``advise(..., discards=True)`` in-process, each hand from scratch: outs of the hand and of
+  every hand one card smaller, through the solver's ``find_outs``;
+- the naive baseline: the same answers by re-solving for every discard and every card kind
+  (``analyzer.advice._outs_by_resolving``), checked equal to the fast ones;
+- ``advise(..., buy=...)`` with default settings, the offered card drawn from the deck.
+
+Goals (issue 3): outs plus the table of a 12-card hand, median at most 150 ms, p95 at most
+400 ms; a buy verdict with default settings at most 3 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from unittest import mock
+
+from analyzer import advice, advise, preset
+from analyzer.cards import ALL_NATURALS, JOKER, Card, Suit
+from analyzer.rules import Rules
+
+PLAYERS = 4
+Case = tuple[tuple[Card, ...], int]  # a hand and its round
+
+
+def suite(rules: Rules, size: int, seed: int, rounds: tuple[int, ...], cards_each: int = 12) -> list[Case]:
+    """``size`` hands of ``cards_each`` cards, for the given rounds in turn."""
+    rng = random.Random(seed)
+    deck = rules.deck_for(PLAYERS)
+    cards = list(ALL_NATURALS) * deck.decks + [JOKER] * deck.jokers
+    cases = []
+    for i in range(size):
+        number = rounds[i % len(rounds)]
+        pool = cards
+        if i % 2:
+            suits = rng.sample(list(Suit), 2)
+            low = rng.randint(1, 7)
+            pool = [c for c in cards if c.is_joker or (c.suit in suits and c.rank is not None and low <= c.rank < low + 7)]
+        cases.append((tuple(rng.sample(pool, cards_each)), number))
+    return cases
+
+
+def percentile(times: list[float], share: float) -> float:
+    ordered = sorted(times)
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
+
+
+def describe(name: str, times: list[float]) -> str:
+    ms = [t * 1000 for t in times]
+    return (f"{name:<40} n={len(ms):<4} median {statistics.median(ms):8.1f} ms   "
+            f"p95 {percentile(ms, 0.95):8.1f} ms   max {max(ms):8.1f} ms")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small suites, for a smoke test")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    rules = preset("progressive")
+    size, buys = (8, 4) if args.quick else (40, 12)
+    advise("7H 8H 10H 5C 5D 5S", rules, 2)  # load OR-Tools before timing
+
+    print(f"== outs + discard table, {size} hands of 12 cards (round 6), 4 players, in-process")
+    twelve = suite(rules, size, args.seed, rounds=(6,))
+    fast, naive, disagreements = [], [], 0
+    for hand, number in twelve:
+        start = time.perf_counter()
+        ours = advise(hand, rules, number, players=PLAYERS, discards=True)
+        fast.append(time.perf_counter() - start)
+        with mock.patch.object(advice, "_outs_finder", lambda: advice._outs_by_resolving):
+            start = time.perf_counter()
+            baseline = advise(hand, rules, number, players=PLAYERS, discards=True)
+            naive.append(time.perf_counter() - start)
+        if ours != baseline:
+            disagreements += 1
+            print(f"  DISAGREE round {number}: {' '.join(c.token for c in hand)}")
+    print(describe("advise(discards=True)", fast))
+    print(describe("naive: re-solve every discard and card", naive))
+    print(f"{'ratio of medians (fast / naive)':<40} {statistics.median(fast) / statistics.median(naive):.3f}")
+    print(f"disagreements with the naive baseline: {disagreements}")
+
+    print(f"\n== buy verdict with default settings, {buys} hands of 12 cards (rounds 6 and 7) and a 13th offered")
+    times, verdicts = [], []
+    for hand, number in suite(rules, buys, args.seed + 1, rounds=(6, 7), cards_each=13):
+        held, offered = hand[:-1], hand[-1]
+        start = time.perf_counter()
+        result = advise(held, rules, number, players=PLAYERS, buy=offered)
+        times.append(time.perf_counter() - start)
+        assert result.buy is not None
+        verdicts.append(result.buy.verdict.value)
+    print(describe("advise(buy=...)", times))
+    print("verdicts:", ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts))))
+
+    goals = [
+        ("outs + table median <= 150 ms", statistics.median(fast) <= 0.150),
+        ("outs + table p95 <= 400 ms", percentile(fast, 0.95) <= 0.400),
+        ("buy verdict max <= 3 s", max(times) <= 3.0),
+        ("agrees with the naive baseline", disagreements == 0),
+    ]
+    print()
+    for goal, met in goals:
+        print(f"{'met ' if met else 'MISSED'}  {goal}")
+    return 0 if all(met for _, met in goals) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,359 @@
+"""Advice (outs, the discard table, buying) against the brute-force reference and common sense.
+
+The outs property compares every card kind with the reference's own answer to "does this card
+bring the hand closer?", so an outs finder that returned every card, or none, or a near miss,
+fails it (``test_the_outs_check_catches_wrong_finders`` shows that it does).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analyzer import AdviceError, HandError, advise, analyze
+from analyzer import advice as advice_module
+from analyzer.advice import BuyAdvice, Verdict, _Analyser, _outs_by_resolving
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, parse_cards
+from analyzer.hand import deck_copies
+from analyzer.result import LayDown
+from analyzer.rules import DeckRule, Rules, preset
+from tests.reference import reference_best, reference_cards_away
+from tests.strategies import deck_cards, hands
+
+Hand = tuple[Card, ...]
+OutsFinder = Callable[[Hand, Rules, int, DeckRule, float], tuple[LayDown, frozenset[Card]]]
+
+# Contracts 2S3, S3+R4 and 2R4 under several presets: exact and minimum melds, ace high only,
+# one wild per meld, distinct set ranks, wild 2s, every same-suit policy but gap.
+SMALL_ROUNDS = [
+    ("progressive", 1), ("progressive", 2), ("progressive", 3),
+    ("shanghai", 1), ("shanghai", 2), ("may-i", 3), ("pagat", 2),
+    ("shanghai-powe", 3), ("eveleigh", 1), ("eveleigh", 4),
+]
+# The discard table asks for the outs of every hand one card smaller: the presets whose
+# outs come fast (window-counted contracts), and one with minimum melds.
+TABLE_ROUNDS = [("progressive", 1), ("progressive", 2), ("progressive", 3), ("pagat", 2), ("shanghai", 1)]
+MAX_AWAY = 2  # the reference looks for at most this many missing cards
+# Each example runs the solver and the brute force dozens of times: a share of the profile's count.
+FEW = settings(max_examples=max(4, settings().max_examples // 10))
+
+
+def reference_outs(hand: Hand, rules: Rules, round_number: int, deck: DeckRule, away: int) -> set[Card]:
+    """Every card kind the deck still has a copy of whose addition makes the hand closer than
+    ``away`` (the hand's own cards away), by brute force."""
+    held = Counter(hand)
+    return {
+        card for card in ALL_CARD_KINDS
+        if held[card] < deck_copies(card, deck)
+        and reference_cards_away(hand + (card,), rules, round_number, deck, max_extra=away - 1) is not None
+    }
+
+
+def check_outs(hand: Hand, rules: Rules, round_number: int, seen: Hand,
+               finder: OutsFinder | None = None) -> int | None:
+    """The outs of ``advise`` (through ``finder`` when given) against the brute force, and their
+    unseen counts against a direct count. Returns the hand's cards away."""
+    deck = rules.deck_for(None)
+    away = reference_cards_away(hand, rules, round_number, deck, max_extra=MAX_AWAY)
+    if away is None:  # too far for the brute force: only check that the solver agrees
+        far = analyze(hand, rules, round_number).cards_away
+        assert far is None or far > MAX_AWAY
+        return None
+    if finder is not None:
+        lay_down, found = _Analyser(rules, round_number, deck, 5.0, finder).outs(hand)
+        assert lay_down.cards_away == away
+        expected = reference_outs(hand, rules, round_number, deck, away) if away else set()
+        assert found == expected, (sorted(c.token for c in found), sorted(c.token for c in expected))
+        return away
+    result = advise(hand, rules, round_number, seen=seen)
+    assert result.lay_down.cards_away == away
+    outs = {out.card for out in result.outs}
+    expected = reference_outs(hand, rules, round_number, deck, away) if away else set()
+    assert outs == expected, (sorted(c.token for c in outs), sorted(c.token for c in expected))
+    assert [out.card for out in result.outs] == [c for c in ALL_CARD_KINDS if c in outs]  # card order
+    for out in result.outs:
+        assert out.unseen == deck_copies(out.card, deck) - hand.count(out.card) - seen.count(out.card)
+    assert result.unseen_outs == sum(out.unseen for out in result.outs)
+    return away
+
+
+@st.composite
+def seen_cards(draw: st.DrawFn, rules: Rules, hand: Hand) -> Hand:
+    """Cards seen elsewhere, from what the deck has left after the hand."""
+    rest = Counter(deck_cards(rules.deck_for(None))) - Counter(hand)
+    pool = sorted(rest.elements(), key=Card.sort_key)
+    indices = draw(st.lists(st.integers(0, len(pool) - 1), max_size=8, unique=True))
+    return tuple(pool[i] for i in indices)
+
+
+# ---- outs ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
+@FEW
+@given(data=st.data())
+def test_outs_are_exactly_the_cards_that_bring_the_hand_closer(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(3, need - 2), max_size=min(9, need + 1)))
+    check_outs(hand, rules, round_number, data.draw(seen_cards(rules, hand)))
+
+
+def test_the_outs_check_catches_wrong_finders() -> None:
+    """The property above fails for a finder that returns every card, none, or one too few."""
+    rules = preset("progressive")
+    hand = parse_cards("7H 8H 10H 5C 5D 5S KC")  # round 2: needs the 9H or a joker
+
+    def every_card(*args: object) -> tuple[LayDown, frozenset[Card]]:
+        return _outs_by_resolving(*args)[0], frozenset(ALL_CARD_KINDS)  # type: ignore[arg-type]
+
+    def no_card(*args: object) -> tuple[LayDown, frozenset[Card]]:
+        return _outs_by_resolving(*args)[0], frozenset()  # type: ignore[arg-type]
+
+    def no_joker(*args: object) -> tuple[LayDown, frozenset[Card]]:
+        lay_down, outs = _outs_by_resolving(*args)  # type: ignore[arg-type]
+        return lay_down, outs - {JOKER}
+
+    assert check_outs(hand, rules, 2, (), _outs_by_resolving) == 1
+    for wrong in (every_card, no_card, no_joker):
+        with pytest.raises(AssertionError):
+            check_outs(hand, rules, 2, (), wrong)
+
+
+def test_the_naive_and_the_solver_outs_agree_on_large_hands() -> None:
+    rules = preset("progressive")
+    for text, round_number in [
+        ("7C 7D 4H 5H 6H 9S 10S JS KD 2C 3C QD", 6),
+        ("AS 2S 3S 5D 6D 7D 9C 9H KH KD 4C JK", 7),
+        ("3H 4H 6H 7H 8H 10H JH QH 2S 5C 9D", 7),
+    ]:
+        hand = parse_cards(text)
+        deck = rules.deck_for(4)
+        naive = _outs_by_resolving(hand, rules, round_number, deck, 5.0)
+        fast = _Analyser(rules, round_number, deck, 5.0).outs(hand)
+        assert naive[0].cards_away is not None and naive[0].cards_away >= 1
+        assert naive[0].cards_away == fast[0].cards_away
+        assert naive[1] == fast[1] and naive[1]
+
+
+def test_outs_of_a_hand_that_lays_down_or_never_can_are_empty() -> None:
+    laid = advise("7H 8H 9H 10H 5C 5D 5S", "progressive", 2)
+    assert laid.lay_down.can_lay_down and laid.outs == () and laid.unseen_outs == 0
+    never = advise("KC KC KD KD KH KH KS KS", "shanghai", 7)  # go-out round: eight kings never fit
+    assert never.lay_down.cards_away is None and never.outs == ()
+
+
+def test_seen_cards_and_the_offered_card_are_not_unseen() -> None:
+    hand = "7H 8H 10H 5C 5D 5S KC"
+    fresh = advise(hand, "progressive", 2, players=4)
+    assert [(o.card.token, o.unseen) for o in fresh.outs] == [("9H", 2), ("JK", 1)]
+    seen = advise(hand, "progressive", 2, players=4, seen="9H", buy="JK", rollouts=4)
+    assert [(o.card.token, o.unseen) for o in seen.outs] == [("9H", 1), ("JK", 0)]
+    assert seen.unseen_outs == 1 and [c.token for c in seen.seen] == ["9H"]
+
+
+# ---- the discard table ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules_name, round_number", TABLE_ROUNDS)
+@FEW
+@given(data=st.data())
+def test_discard_table_matches_brute_force(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    rules = preset(rules_name)
+    deck = rules.deck_for(None)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(4, need - 1), max_size=min(9, need + 1)))
+    seen = data.draw(seen_cards(rules, hand))
+    result = advise(hand, rules, round_number, seen=seen, discards=True)
+    table = result.discards
+    assert table is not None
+    assert sorted(row.card.sort_key() for row in table) == sorted(c.sort_key() for c in set(hand))
+
+    def merit(row: advice_module.DiscardRow) -> tuple[float, int, int]:
+        return (math.inf if row.cards_away is None else row.cards_away), -row.unseen_outs, row.points_kept
+
+    for place, row in enumerate(table, start=1):
+        rest = list(hand)
+        rest.remove(row.card)
+        away = reference_cards_away(tuple(rest), rules, round_number, deck, max_extra=MAX_AWAY)
+        if away is None:
+            assert row.cards_away is None or row.cards_away > MAX_AWAY
+        else:
+            assert row.cards_away == away
+        best = reference_best(tuple(rest), rules, round_number)
+        assert row.leftover_points == best
+        assert row.points_kept == (best if best is not None else sum(rules.points_of(c) for c in rest))
+        assert row.card_points == rules.points_of(row.card)
+        # Ranked best first; equal rows share the rank of the first of them.
+        assert row.rank == 1 + sum(merit(other) < merit(row) for other in table)
+        if place > 1:
+            assert merit(table[place - 2]) <= merit(row)
+            assert row.equal_to_previous == (merit(table[place - 2]) == merit(row))
+        else:
+            assert not row.equal_to_previous
+
+    # One row's unseen outs, in full, by brute force (the discarded copy is seen now).
+    row = table[data.draw(st.integers(0, len(table) - 1))]
+    rest = list(hand)
+    rest.remove(row.card)
+    if row.cards_away and row.cards_away <= MAX_AWAY:
+        outs = reference_outs(tuple(rest), rules, round_number, deck, row.cards_away)
+        gone = Counter(hand) + Counter(seen)
+        assert row.unseen_outs == sum(deck_copies(c, deck) - gone[c] for c in outs)
+    elif row.cards_away == 0:
+        assert row.unseen_outs == 0
+
+
+def test_discard_table_puts_the_useless_card_on_top() -> None:
+    table = advise("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2, players=4, discards=True).discards
+    assert table is not None
+    assert [row.card.token for row in table[:2]] == ["KC", "2D"]
+    assert [(row.cards_away, row.unseen_outs, row.points_kept) for row in table[:2]] == [(1, 3, 42), (1, 3, 50)]
+    assert table[0].rank == 1 and not table[0].equal_to_previous
+    fives = [row for row in table if row.card.token in ("5C", "5D", "5S")]
+    assert len({row.rank for row in fives}) == 1 and [row.equal_to_previous for row in fives] == [False, True, True]
+
+
+def test_discard_table_when_the_hand_can_lay_down_ranks_by_leftover_points() -> None:
+    table = advise("7H 8H 9H 10H 5C 5D 5S KC 3D", "progressive", 2, discards=True).discards
+    assert table is not None
+    assert table[0].card.token == "KC" and table[0].cards_away == 0 and table[0].leftover_points == 3
+    assert table[1].card.token == "3D" and table[1].leftover_points == 10
+
+
+# ---- should you buy? -----------------------------------------------------------------------------
+
+ONE_AWAY = "7H 8H 10H 5C 5D 5S KC"  # progressive round 2 (a set of 3, a run of 4): needs the 9H
+
+
+def buy(hand: str, offered: str, rules: str = "progressive", round_number: int = 2, **options: object) -> BuyAdvice:
+    result = advise(hand, rules, round_number, players=4, buy=offered, **options)  # type: ignore[arg-type]
+    assert result.buy is not None
+    return result.buy
+
+
+def test_a_card_that_completes_the_contract_is_a_clear_buy() -> None:
+    advice = buy(ONE_AWAY, "9H")
+    assert advice.verdict is Verdict.BUY
+    assert advice.buying.lay_down_probability == 1.0 > advice.passing.lay_down_probability
+    assert advice.difference < -2 * advice.margin
+    assert "completes your contract" in advice.reason and "7♥ 8♥ 9♥ 10♥" in advice.reason
+    assert "penalty card costs" in advice.reason
+    # So clear that the simulation stops at its first look.
+    assert advice.method == "monte-carlo" and advice.rollouts == advice_module.MIN_ROLLOUTS
+
+
+def test_completing_the_contract_is_a_buy_with_two_penalty_cards_too() -> None:
+    advice = buy("7H 8H 10H 5C 5D 5S KC JC 3D 4S 6C", "9H", "shanghai", 2)
+    assert advice.penalty_cards == 2 and advice.verdict is Verdict.BUY
+    assert advice.buying.hand_size == 14
+
+
+def test_a_card_that_helps_nothing_is_a_clear_pass() -> None:
+    advice = buy(ONE_AWAY, "KD")
+    assert advice.verdict is Verdict.PASS
+    assert advice.difference > 2 * advice.margin
+    assert "fits none of your melds" in advice.reason and "adds 2 cards" in advice.reason
+
+
+def test_a_hand_that_can_lay_down_passes() -> None:
+    advice = buy("7H 8H 9H 10H 5C 5D 5S", "QS")
+    assert advice.verdict is Verdict.PASS and "already" in advice.reason
+    assert advice.passing.lay_down_probability == advice.buying.lay_down_probability == 1.0
+
+
+def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
+    close = buy(ONE_AWAY, "6H", rollouts=200)  # helps a little, costs a little
+    assert close.rollouts is not None and close.std_error is not None
+    if close.rollouts < 200:
+        assert abs(abs(close.difference) - close.margin) > advice_module.SETTLED * close.std_error
+    clear = buy(ONE_AWAY, "KD", rollouts=200)
+    assert clear.rollouts == advice_module.MIN_ROLLOUTS and clear.verdict is Verdict.PASS
+    assert buy(ONE_AWAY, "KD", rollouts=25).rollouts == 25  # never more than asked
+
+
+def test_the_same_inputs_give_the_same_answer() -> None:
+    first = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
+    again = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
+    assert first == again and first.to_dict() == again.to_dict()
+    other_seed = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=8, rollouts=60)
+    assert other_seed.buy is not None and other_seed.buy.seed == 8
+
+
+def test_exact_enumeration_matches_the_outs() -> None:
+    """Horizon 1 without a penalty card is enumerated exactly; a hand one card away then lays
+    down exactly when it draws an out: the chance is unseen outs over unseen cards."""
+    hand = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D"  # eveleigh round 9: four sets of 3, needs a 6
+    result = advise(hand, "eveleigh", 9, players=4, buy="KS", horizon=1)
+    assert result.buy is not None and result.buy.method == "exact" and result.buy.rollouts is None
+    assert result.buy.penalty_cards == 0
+    stock = sum(deck_copies(c, preset("eveleigh").deck_for(4)) for c in ALL_CARD_KINDS) - 11 - 1
+    assert result.lay_down.cards_away == 1
+    assert result.buy.passing.lay_down_probability == pytest.approx(result.unseen_outs / stock)
+
+
+def test_monte_carlo_agrees_with_exact_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
+    hand, args = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D", ("eveleigh", 9)
+    exact = advise(hand, *args, players=4, buy="6H", horizon=1).buy
+    monkeypatch.setattr(advice_module, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(advice_module, "MIN_ROLLOUTS", 10_000)  # all 600 deals
+    sampled = advise(hand, *args, players=4, buy="6H", horizon=1, rollouts=600, seed=3).buy
+    assert exact is not None and sampled is not None
+    assert exact.method == "exact" and sampled.method == "monte-carlo" and sampled.rollouts == 600
+    for a, b in ((exact.passing, sampled.passing), (exact.buying, sampled.buying)):
+        p = a.lay_down_probability
+        assert abs(p - b.lay_down_probability) <= 4 * math.sqrt(max(0.0, p * (1 - p)) / 600) + 1e-9
+    assert sampled.std_error is not None
+    assert abs(exact.difference - sampled.difference) <= 4 * sampled.std_error + 0.5
+
+
+def test_buy_verdict_to_dict_is_json() -> None:
+    result = advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", discards=True, rollouts=20)
+    answer = json.loads(json.dumps(result.to_dict()))
+    # The offered 9H lies face up: one 9H is left unseen.
+    assert answer["cards_away"] == 1 and answer["outs"] == [{"card": "9H", "unseen": 1}, {"card": "JK", "unseen": 1}]
+    assert answer["unseen_outs"] == 2 and answer["discards"][0]["card"] == "KC"
+    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["offered"] == "9H"
+    assert set(answer["buy"]) == {"offered", "penalty_cards", "passing", "buying", "verdict", "difference", "margin",
+                                  "std_error", "reason", "horizon", "rollouts", "seed", "method"}
+    assert set(answer["buy"]["passing"]) == {"hand_size", "lay_down_probability", "expected_points"}
+    plain = advise(ONE_AWAY, "progressive", 2).to_dict()
+    assert plain["discards"] is None and plain["buy"] is None
+    assert {k: v for k, v in plain.items() if k not in ("seen", "outs", "unseen_outs", "discards", "buy")} == \
+        analyze(ONE_AWAY, "progressive", 2).to_dict()
+
+
+# ---- bad input -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("options", "error", "words"), [
+    ({"seen": "9H 9H 9H"}, HandError, ["the hand and the seen cards", "3 copies of 9H"]),
+    ({"seen": "9H 9Z"}, HandError, ["seen cards", "'9Z'"]),
+    ({"buy": "7H"}, HandError, ["offered 7H", "3 copies of 7H"]),
+    ({"buy": "9H 10H"}, AdviceError, ["one card"]),
+    ({"buy": "9H", "horizon": 0}, AdviceError, ["horizon"]),
+    ({"buy": "9H", "rollouts": 0}, AdviceError, ["rollouts"]),
+])
+def test_bad_advice_input_is_refused(options: dict[str, object], error: type[Exception], words: list[str]) -> None:
+    with pytest.raises(error) as caught:
+        advise("7H 7H 8H 10H 5C 5D 5S", "progressive", 2, players=4, **options)  # type: ignore[arg-type]
+    for word in words:
+        assert word in str(caught.value)
+
+
+def test_buying_where_the_rules_forbid_it_is_refused() -> None:
+    with pytest.raises(AdviceError, match="no buying in round 1"):
+        advise("3C 3D 3H 4C 4D", "eveleigh", 1, buy="4H")
+    with pytest.raises(AdviceError, match="allows 2 buys in round 2 and you have used 2"):
+        advise(ONE_AWAY, "shanghai", 2, buy="9H", buys_used=2)
+    with pytest.raises(AdviceError, match="twice in succession"):
+        advise(ONE_AWAY, "pagat", 2, players=4, buy="9H", bought_last=True)
+    assert advise(ONE_AWAY, "progressive", 2, buy="9H", bought_last=True, rollouts=4).buy is not None
