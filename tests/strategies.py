@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from analyzer.cards import ALL_NATURALS, JOKER, Card, Rank, Suit
-from analyzer.rules import DeckRule, Rules
+from analyzer.cards import ALL_CARD_KINDS, ALL_NATURALS, JOKER, Card, Rank, Suit
+from analyzer.rules import DeckRule, MeldKind, Rules
 
 
 def deck_cards(deck: DeckRule) -> list[Card]:
@@ -25,3 +25,29 @@ def hands(draw: st.DrawFn, rules: Rules, min_size: int, max_size: int, players: 
         pool = [c for c in pool if c.is_joker or (c.suit in suits and c.rank in ranks)]
     indices = draw(st.lists(st.integers(0, len(pool) - 1), min_size=min_size, max_size=max_size, unique=True))
     return tuple(pool[i] for i in indices)
+
+
+@st.composite
+def near_contract(draw: st.DrawFn, rule_sets: list[Rules], rounds: list[int], suits: list[Suit],
+                  max_cards: int) -> tuple[Rules, int, tuple[Card, ...]]:
+    """A rule set, a round and up to ``max_cards`` cards built from that round's contract, with
+    a card dropped, a joker or 2 swapped in and a stray card added now and then: many such hands
+    can lay down and many just cannot."""
+    rules = draw(st.sampled_from(rule_sets))
+    round_number = draw(st.sampled_from(rounds))
+    cards: list[Card] = []
+    for spec in rules.round(round_number).contract:
+        if spec.kind == MeldKind.RUN:
+            suit = draw(st.sampled_from(suits))
+            first = draw(st.integers(1, 11))  # 11: J Q K A
+            cards += [Card(Rank(1 + (first + offset - 1) % 13), suit) for offset in range(spec.size)]
+        else:
+            rank = draw(st.sampled_from(list(Rank)))
+            cards += [Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)]
+    if draw(st.booleans()):
+        del cards[draw(st.integers(0, len(cards) - 1))]
+    if draw(st.booleans()):
+        cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from([JOKER, Card(Rank.TWO, Suit.CLUBS)]))
+    if draw(st.booleans()):
+        cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))
+    return rules, round_number, tuple(cards[:max_cards])

@@ -10,10 +10,11 @@ from collections import Counter
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit, parse_cards
+from analyzer.cards import ALL_CARD_KINDS, Card, Rank, Suit, parse_cards
 from analyzer.result import PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, RoundRule, Rules, preset
 from analyzer.validate import leftover_points, validate_lay_down
+from tests.strategies import near_contract
 from tests.reference import reference_best, reference_cards_away
 
 PROGRESSIVE = preset("progressive")
@@ -232,28 +233,10 @@ def test_validator_brute_force_on_named_hands() -> None:
         assert validator_best(hand, rules, round_number) == reference_best(hand, rules, round_number), text
 
 
-@st.composite
-def tiny_cases(draw: st.DrawFn) -> tuple[Rules, int, tuple[Card, ...]]:
-    """A two-meld round and up to 7 cards: the contract's melds, then a card dropped or two,
-    a joker or 2 swapped in, a stray card added, now and then."""
-    rules = draw(st.sampled_from([PROGRESSIVE, MAY_I, SHANGHAI, EVELEIGH, preset("shanghai-powe")]))
-    round_number = draw(st.sampled_from([1, 2]))  # 2 sets of 3; a set of 3 and a run of 4
-    cards: list[Card] = []
-    for spec in rules.round(round_number).contract:
-        if spec.kind == MeldKind.RUN:
-            suit = draw(st.sampled_from([Suit.HEARTS, Suit.SPADES]))
-            first = draw(st.integers(1, 11))  # 11: J Q K A
-            cards += [Card(Rank(1 + (first + offset - 1) % 13), suit) for offset in range(spec.size)]
-        else:
-            rank = draw(st.sampled_from(list(Rank)))
-            cards += [Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)]
-    if draw(st.booleans()):
-        del cards[draw(st.integers(0, len(cards) - 1))]
-    if draw(st.booleans()):
-        cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from([JOKER, Card(Rank.TWO, Suit.CLUBS)]))
-    if draw(st.booleans()):
-        cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))
-    return rules, round_number, tuple(cards[:7])
+def tiny_cases() -> st.SearchStrategy[tuple[Rules, int, tuple[Card, ...]]]:
+    """A two-meld round (2 sets of 3; a set of 3 and a run of 4) and up to 7 cards near it."""
+    return near_contract([PROGRESSIVE, MAY_I, SHANGHAI, EVELEIGH, preset("shanghai-powe")], [1, 2],
+                         [Suit.HEARTS, Suit.SPADES], max_cards=7)
 
 
 @settings(max_examples=50, deadline=None)  # each example tries every split: keep it short

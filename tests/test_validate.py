@@ -12,10 +12,11 @@ from collections import Counter
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit, parse_cards
+from analyzer.cards import JOKER, Card, Suit, parse_cards
 from analyzer.result import PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, Rules, SameSuitRuns, preset
 from analyzer.validate import leftover_points, validate_lay_down
+from tests.strategies import near_contract
 from tests.reference import reference_best, reference_lay_downs
 
 PROGRESSIVE = preset("progressive")
@@ -356,29 +357,10 @@ def test_reference_lay_downs_pass_the_validator() -> None:
         assert count > 0, text
 
 
-@st.composite
-def near_cases(draw: st.DrawFn) -> tuple[Rules, int, tuple[Card, ...]]:
-    """A rule set, a round of 2 melds and 3 to 9 cards built from that contract with a card
-    dropped, a joker or 2 swapped in and a stray card added now and then: many such hands can
-    lay down and many just cannot."""
-    rules = draw(st.sampled_from([PROGRESSIVE, MAY_I, SHANGHAI, EVELEIGH, preset("shanghai-powe")]))
-    round_number = draw(st.sampled_from([1, 2, 3]))
-    cards: list[Card] = []
-    for spec in rules.round(round_number).contract:
-        if spec.kind == MeldKind.RUN:
-            suit = draw(st.sampled_from(list(Suit)))
-            first = draw(st.integers(1, 11))  # 11: J Q K A
-            cards += [Card(Rank(1 + (first + offset - 1) % 13), suit) for offset in range(spec.size)]
-        else:
-            rank = draw(st.sampled_from(list(Rank)))
-            cards += [Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)]
-    if draw(st.booleans()):
-        del cards[draw(st.integers(0, len(cards) - 1))]
-    if draw(st.booleans()):
-        cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from([JOKER, Card(Rank.TWO, Suit.CLUBS)]))
-    if draw(st.booleans()):
-        cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))
-    return rules, round_number, tuple(cards[:9])
+def near_cases() -> st.SearchStrategy[tuple[Rules, int, tuple[Card, ...]]]:
+    """A round of 2 melds and 3 to 9 cards near its contract (tests/strategies.py)."""
+    return near_contract([PROGRESSIVE, MAY_I, SHANGHAI, EVELEIGH, preset("shanghai-powe")], [1, 2, 3],
+                         list(Suit), max_cards=9)
 
 
 @settings(deadline=None)
