@@ -1,0 +1,122 @@
+"""The best lay-down of a hand, or how far it is from one: the solver's main entry point."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from analyzer.cards import Card, Rank, Suit, sorted_cards
+from analyzer.result import LayDown, PlacedMeld
+from analyzer.rules import DeckRule, MeldKind, Rules
+from analyzer.solver.model import (
+    HIGH_ACE,
+    LOW_ACE,
+    Model,
+    Problem,
+    RunShape,
+    make_problem,
+    position_rank,
+    runs_may_share_a_contract,
+)
+from analyzer.solver.translate import (
+    DeckTooSmall,
+    NoLayDown,
+    solve,
+)
+
+# ---- the public entry point --------------------------------------------------------------------
+
+
+def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
+                   time_limit: float) -> LayDown:
+    """Best lay-down, or cards away with a witness, for an already checked hand."""
+    return best_lay_down(make_problem(hand, rules, round_number, deck), time_limit)[0]
+
+
+def best_lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | None]:
+    rules, round_number = problem.rules, problem.round_number
+    total_points = sum(problem.points(card) for card in problem.hand)
+    base = dict(rules=rules.name, round=round_number, contract=problem.contract, go_out=problem.go_out,
+                hand=problem.hand)
+    try:
+        try:
+            solution, built = solve(problem, time_limit)
+        except DeckTooSmall:
+            solution, built = solve(problem, time_limit, strict_deck=True)
+    except NoLayDown as none:
+        return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
+                       leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
+                       proven_optimal=none.proven), None
+    kept = Counter(problem.hand) + Counter(solution.missing)
+    for meld in solution.melds:
+        kept.subtract(meld.cards)
+    ordered = tuple(sorted(_tidy_runs(solution.melds, +kept, problem), key=_meld_order))
+    if solution.missing:
+        return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
+                       leftover_points=total_points, cards_away=len(solution.missing),
+                       missing=solution.missing, with_missing=ordered,
+                       proven_optimal=solution.proven_optimal), built
+    left = Counter(problem.hand)
+    for meld in ordered:
+        left.subtract(meld.cards)
+    leftover = sorted_cards(left.elements())
+    return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
+                   leftover_points=sum(problem.points(card) for card in leftover), cards_away=0,
+                   missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
+
+
+def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Problem) -> list[PlacedMeld]:
+    """Slide a run's wild cards along it so that none stands for a card the player keeps in hand
+    (``Joker=4♥ 5♥ 6♥ 7♥`` while holding the 4♥ reads as a mistake; ``5♥ 6♥ 7♥ Joker=8♥`` says
+    the same). The cards and the leftover stay as they are; the run only moves to another
+    window holding the same naturals, if the same-suit rule allows it."""
+    tidy = list(melds)
+    for index, meld in enumerate(melds):
+        if meld.kind != MeldKind.RUN:
+            continue
+
+        def held(run: PlacedMeld) -> int:
+            return sum(1 for card, meaning in zip(run.cards, run.stands_for) if card != meaning and kept[meaning])
+
+        if not held(meld):
+            continue
+        suit = _suit_of(meld)
+        positions = [_run_position(meld, i) for i in range(len(meld.cards))]
+        naturals = {p: card for p, card, meaning in zip(positions, meld.cards, meld.stands_for) if card == meaning}
+        wilds = [card for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning]
+        others: tuple[RunShape, ...] = tuple((_suit_of(m), _run_position(m, 0), len(m.cards), ()) for j, m in enumerate(tidy)
+                       if j != index and m.kind == MeldKind.RUN)
+        best = meld
+        for first in problem.positions:
+            last = first + len(positions) - 1
+            if last not in problem.positions or not all(first <= p <= last for p in naturals):
+                continue
+            if not runs_may_share_a_contract(problem.rules.same_suit_runs, (suit, first, len(positions)), others):
+                continue
+            fill = iter(wilds)
+            cards = tuple(naturals[p] if p in naturals else next(fill) for p in range(first, last + 1))
+            run = PlacedMeld(MeldKind.RUN, cards, tuple(Card(position_rank(p), suit) for p in range(first, last + 1)))
+            if held(run) < held(best):
+                best = run
+        tidy[index] = best
+    return tidy
+
+
+def _suit_of(run: PlacedMeld) -> Suit:
+    suit = run.stands_for[0].suit
+    assert suit is not None
+    return suit
+
+
+def _run_position(run: PlacedMeld, index: int) -> int:
+    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
+    rank = run.stands_for[index].rank
+    assert rank is not None
+    if rank != Rank.ACE:
+        return int(rank)
+    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
+
+
+def _meld_order(meld: PlacedMeld) -> tuple[int, tuple[tuple[int, int], ...]]:
+    """Sets before runs, as the contract reads; then by the cards they stand for."""
+    kind_order = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}[meld.kind]
+    return kind_order, tuple(card.sort_key() for card in meld.stands_for)

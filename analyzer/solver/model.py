@@ -1,0 +1,572 @@
+"""The CP-SAT model: the problem in plain data, the variables kept by meaning, and the
+constraints (docs/lay-down.md says what a legal lay-down is)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model, cp_model_helper
+
+from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
+from analyzer.hand import deck_copies
+from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
+
+SUITS = tuple(Suit)
+LOW_ACE, HIGH_ACE = 1, 14
+
+
+def position_rank(position: int) -> Rank:
+    return Rank.ACE if position in (LOW_ACE, HIGH_ACE) else Rank(position)
+
+
+def positions_of(card: Card, rules: Rules) -> tuple[int, ...]:
+    """Run positions a natural card can take: an ace low and/or high, other ranks their own."""
+    assert card.rank is not None
+    if card.rank != Rank.ACE:
+        return (int(card.rank),)
+    return tuple(p for p, allowed in ((LOW_ACE, rules.ace_low), (HIGH_ACE, rules.ace_high)) if allowed)
+
+
+RunShape = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]  # suit, first, size, naturals by position
+
+
+# ---- the problem, in plain data --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Everything the model needs, decided once from hand, rules and round."""
+
+    hand: tuple[Card, ...]
+    rules: Rules
+    round_number: int
+    deck: DeckRule
+    contract: tuple[MeldSpec, ...]
+    go_out: bool
+    minimum: bool  # contract melds may be longer than their size
+    counts: dict[Card, int]  # the hand as a multiset
+    naturals: tuple[Card, ...]  # distinct cards that can stand for themselves (wild 2s too)
+    wild_kinds: tuple[Card, ...]  # distinct wild cards in the hand (the joker, wild 2s)
+    positions: tuple[int, ...]  # run positions that exist under the ace rule
+
+    @property
+    def run_specs(self) -> list[MeldSpec]:
+        return [spec for spec in self.contract if spec.kind == MeldKind.RUN]
+
+    @property
+    def set_groups(self) -> dict[MeldSpec, int]:
+        """Set-like contract entries by (kind, size), with how many of each."""
+        return dict(Counter(spec for spec in self.contract if spec.kind != MeldKind.RUN))
+
+    def points(self, card: Card) -> int:
+        return self.rules.points_of(card)
+
+    @property
+    def runs_by_window(self) -> bool:
+        """No per-meld wild limits: runs can be counted per window, any gap taking any wild."""
+        return self.rules.max_wilds_per_meld is None and self.rules.wilds_may_outnumber_naturals
+
+    @property
+    def counted_by_window(self) -> bool:
+        """Exact contracts without per-meld wild limits: runs are counted per window and sets per
+        rank, and any gap may take any wild card. Otherwise every run gets its own slot."""
+        rules = self.rules
+        return (not self.minimum and rules.max_wilds_per_meld is None
+                and rules.wilds_may_outnumber_naturals)
+
+    def spare(self, card: Card) -> int:
+        """Copies of ``card`` the deck holds beyond the hand's: what a missing card can be."""
+        return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0))
+
+
+def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule) -> Problem:
+    rule = rules.round(round_number)
+    counts = Counter(hand)
+    distinct = sorted_cards(counts)
+    return Problem(
+        hand=sorted_cards(hand),
+        rules=rules,
+        round_number=round_number,
+        deck=deck,
+        contract=rule.contract,
+        go_out=rule.go_out,
+        minimum=rule.go_out or rules.contract_mode == ContractMode.MINIMUM,
+        counts=dict(counts),
+        naturals=tuple(card for card in distinct if not card.is_joker),
+        wild_kinds=tuple(card for card in distinct if rules.is_wild(card)),
+        positions=tuple(
+            p for p in range(LOW_ACE, HIGH_ACE + 1)
+            if (p != LOW_ACE or rules.ace_low) and (p != HIGH_ACE or rules.ace_high)
+        ),
+    )
+
+
+# ---- variables, kept by meaning ------------------------------------------------------------
+
+
+@dataclass
+class RunSlot:
+    spec: MeldSpec
+    suit: dict[Suit, cp_model.IntVar]  # 1: the run is in this suit
+    start: dict[int, cp_model.IntVar]  # 1: the run's first position is p
+    end: dict[int, cp_model.IntVar]  # 1: the run's last position is p
+    covers: dict[int, cp_model.LinearExprT]  # 1: position p is in the run (an expression)
+    uses: dict[tuple[Card, int], cp_model.IntVar]  # 1: the run holds this natural at position p
+    wilds: cp_model.IntVar  # the hand's wild cards in the run
+    missing_jokers: cp_model.IntVar | None  # strict model: missing cards that must be jokers
+    wild_at: dict[int, cp_model.IntVar] = field(default_factory=dict)  # strict: a wild at p
+
+    def length(self) -> cp_model.LinearExprT:
+        return sum(self.covers.values())
+
+    def naturals_used(self) -> cp_model.LinearExprT:
+        return sum(self.uses.values())
+
+    def missing(self) -> cp_model.LinearExprT:
+        """Gaps not filled by the hand's wild cards."""
+        return self.length() - self.naturals_used() - self.wilds
+
+
+Window = tuple[Suit, int, int]  # a run's suit, first and last position
+
+
+@dataclass
+class RunWindows:
+    """Runs of one contract size, counted per window (suit, first and last position), with the
+    hand's naturals counted per position: no slots, so no symmetric copies of one solution.
+    Used when no per-meld wild limits apply, so that any gap may take any wild card."""
+
+    spec: MeldSpec
+    how_many: int
+    count: dict[Window, cp_model.IntVar]  # runs laid on this window
+    present: dict[Window, cp_model.IntVar]  # 1: at least one run on this window
+    uses: dict[tuple[Card, int], cp_model.IntVar]  # copies of a natural the runs hold at position p
+    wilds: cp_model.IntVar  # the hand's wild cards in these runs
+
+    def places(self) -> cp_model.LinearExprT:
+        """Positions of all runs laid: each is a natural, a wild card or a gap."""
+        if all(last - first + 1 == self.spec.size for _, first, last in self.count):
+            return self.spec.size * self.how_many  # exact sizes: a constant, which CP-SAT prefers
+        return sum((last - first + 1) * c for (_, first, last), c in self.count.items())
+
+    def missing(self) -> cp_model.LinearExprT:
+        return self.places() - sum(self.uses.values()) - self.wilds
+
+
+@dataclass
+class SetGroup:
+    spec: MeldSpec
+    count: dict[Rank, cp_model.IntVar]  # how many sets of this size have rank r
+    uses: dict[Card, cp_model.IntVar]  # how many of the hand's copies of a natural they hold
+    wilds: dict[Rank, cp_model.IntVar]  # the hand's wild cards in the sets of rank r
+    missing: dict[Rank, cp_model.IntVar]  # missing natural cards of rank r in them
+    missing_jokers: dict[Rank, cp_model.IntVar]  # strict model: missing jokers in them
+    pooled_wilds: cp_model.IntVar | None = None  # exact sizes, no wild limits: wilds for all ranks
+
+    def wild_total(self) -> cp_model.LinearExprT:
+        return self.pooled_wilds if self.pooled_wilds is not None else sum(self.wilds.values())
+
+    def missing_total(self) -> cp_model.LinearExprT:
+        if self.pooled_wilds is not None:
+            uses = sum(self.uses.values())
+            return self.spec.size * sum(self.count.values()) - uses - self.pooled_wilds
+        return sum(self.missing.values()) + sum(self.missing_jokers.values())
+
+
+@dataclass
+class DeckCover:
+    """Strict deck model for window-counted contracts: which missing cards fill the gaps."""
+
+    in_runs: dict[Card, cp_model.IntVar]  # missing copies of a natural in runs
+    in_sets: dict[Card, cp_model.IntVar]  # missing copies of a natural in sets
+    jokers: cp_model.LinearExprT  # missing cards that are jokers (the other gaps)
+
+
+@dataclass
+class Model:
+    model: cp_model.CpModel
+    runs: list[RunSlot]
+    windows: list[RunWindows]
+    sets: list[SetGroup]
+    wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
+    missing_total: cp_model.LinearExprT
+    points_melded: cp_model.LinearExprT
+    cover: DeckCover | None = None
+
+
+# ---- building the model ------------------------------------------------------------------------
+
+
+class _CpModel(cp_model.CpModel):
+    """``CpModel`` without the camelCase aliases it attaches to every new instance: that costs
+    half a millisecond a model, a fifth of a typical analysis (profiled with cProfile)."""
+
+    def __init__(self) -> None:
+        cp_model_helper.CpBaseModel.__init__(self, None)
+
+
+
+def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) -> Model:
+    """The model. ``strict_deck``: missing cards must exist in the deck. ``all_ranks``: offer
+    sets of every rank, not only the hand's and a few stand-ins (needed to list outs)."""
+    model = _CpModel()
+    rules = problem.rules
+    by_window = problem.counted_by_window
+    # Runs are counted per window unless per-meld wild limits need each run on its own, or
+    # the strict deck model of a minimum contract places wild cards position by position.
+    windows_for_runs = by_window or (problem.runs_by_window and not strict_deck)
+    runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
+                                        for index, spec in enumerate(problem.run_specs)]
+    windows = [_run_windows(model, problem, spec, how_many)
+               for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
+    sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
+            for spec, count in problem.set_groups.items()]
+
+    # Runs of one contract entry are interchangeable: keep them in (suit, start) order.
+    for first, second in zip(runs, runs[1:]):
+        if first.spec == second.spec:
+            model.add(_run_key(first) <= _run_key(second))
+    _same_suit_policy(model, runs, rules.same_suit_runs)
+    _same_suit_policy_windows(model, windows, rules.same_suit_runs)
+    if rules.distinct_set_ranks:
+        for rank in Rank:
+            model.add(sum(group.count[rank] for group in sets if rank in group.count) <= 1)
+
+    # Wild cards: each one used at most once, as a wild or (a wild 2) as itself.
+    wild_used = {card: model.new_int_var(0, problem.counts[card], f"wild_used[{card}]")
+                 for card in problem.wild_kinds}
+    model.add(sum(wild_used.values()) == sum(slot.wilds for slot in runs)
+              + sum(group.wilds for group in windows) + sum(g.wild_total() for g in sets))
+
+    # Natural cards: no more copies than the hand holds; all of them in a go-out round.
+    natural_uses: dict[Card, list[cp_model.IntVar]] = {card: [] for card in problem.naturals}
+    for slot in runs:
+        for (card, _), use in slot.uses.items():
+            natural_uses[card].append(use)
+    for group in windows:
+        for (card, _), use in group.uses.items():
+            natural_uses[card].append(use)
+    for set_group in sets:
+        for card, use in set_group.uses.items():
+            natural_uses[card].append(use)
+    for card in problem.naturals:
+        used = sum(natural_uses[card]) + (wild_used[card] if card in wild_used else 0)
+        if problem.go_out:
+            model.add(used == problem.counts[card])
+        else:
+            model.add(used <= problem.counts[card])
+    if problem.go_out and JOKER in wild_used:
+        model.add(wild_used[JOKER] == problem.counts[JOKER])
+
+    cover = None
+    if strict_deck and by_window:
+        cover = _deck_cover(model, problem, windows, sets)
+    elif strict_deck:
+        _strict_deck_limits(model, problem, runs, sets)
+
+    missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
+                     + sum(g.missing_total() for g in sets)
+                     + sum(slot.missing_jokers for slot in runs if slot.missing_jokers is not None))
+    points_melded = (
+        sum(problem.points(card) * sum(uses) for card, uses in natural_uses.items())
+        + sum(problem.points(card) * u for card, u in wild_used.items())
+    )
+    # One missing card outweighs every point the hand holds.
+    missing_weight = sum(problem.points(card) for card in problem.hand) + 1
+    model.minimize(missing_weight * missing_total - points_melded)
+    return Model(model, runs, windows, sets, wild_used, missing_total, points_melded, cover)
+
+
+def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWindows],
+                sets: list[SetGroup]) -> DeckCover:
+    """Every gap (a run position or a set place the hand's cards do not fill) takes a wild card
+    of the hand, a missing natural that fits it, or a missing joker; no more missing copies of
+    a card than the deck has left, no more missing jokers than it has left."""
+    hand_wilds = sum(g.wilds for g in windows) + sum(g.wild_total() for g in sets)
+    gaps_total = sum(g.places() - sum(g.uses.values()) for g in windows) \
+        + sum(g.missing_total() + g.wild_total() for g in sets)
+    in_runs: dict[Card, cp_model.IntVar] = {}
+    in_sets: dict[Card, cp_model.IntVar] = {}
+    for rank in Rank:
+        set_gaps = sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                       for g in sets if rank in g.count)
+        of_rank_in_sets = []
+        for suit in SUITS:
+            card = Card(rank, suit)
+            spare = problem.spare(card)
+            if not spare:
+                continue
+            if windows:
+                run_gaps = sum(
+                    sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
+                    - g.uses.get((card, p), 0)
+                    for g in windows for p in positions_of(card, problem.rules))
+                in_runs[card] = model.new_int_var(0, spare, f"missing_in_runs[{card}]")
+                model.add(in_runs[card] <= run_gaps)
+            if sets:
+                in_sets[card] = model.new_int_var(0, spare, f"missing_in_sets[{card}]")
+                of_rank_in_sets.append(in_sets[card])
+            if card in in_runs and card in in_sets:
+                model.add(in_runs[card] + in_sets[card] <= spare)
+        if of_rank_in_sets:
+            model.add(sum(of_rank_in_sets) <= set_gaps)
+    jokers = gaps_total - hand_wilds - sum(in_runs.values()) - sum(in_sets.values())
+    model.add(jokers >= 0)
+    model.add(jokers <= problem.spare(JOKER))
+    return DeckCover(in_runs, in_sets, jokers)
+
+
+def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int) -> RunWindows:
+    rules, name, size = problem.rules, f"run{spec.size}", spec.size
+    longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
+    windows = [(suit, first, last) for suit in SUITS for first in problem.positions for last in problem.positions
+               if size <= last - first + 1 <= longest]
+    top = 1 if rules.same_suit_runs == SameSuitRuns.GAP else how_many  # gap: no overlap at all
+    count = {w: model.new_int_var(0, top, f"{name}.count[{w[0].value}{w[1]}-{w[2]}]") for w in windows}
+    model.add(sum(count.values()) == how_many)
+    present = {}
+    if rules.same_suit_runs in (SameSuitRuns.NO_TOUCH, SameSuitRuns.GAP) and len(problem.run_specs) > 1:
+        for w, c in count.items():
+            present[w] = model.new_bool_var(f"{name}.present[{w[0].value}{w[1]}-{w[2]}]")
+            model.add(c <= top * present[w])
+    covering: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}  # runs covering (suit, position)
+    for (suit, first, last), c in count.items():
+        for p in range(first, last + 1):
+            covering.setdefault((suit, p), []).append(c)
+    uses: dict[tuple[Card, int], cp_model.IntVar] = {}
+    for card in problem.naturals:
+        assert card.suit is not None
+        for p in positions_of(card, rules):
+            # Each run covering this card's position may hold one copy of it.
+            use = model.new_int_var(0, min(how_many, problem.counts[card]), f"{name}.use[{card},{p}]")
+            model.add(use <= sum(covering[card.suit, p]))
+            uses[card, p] = use
+    total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
+    wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
+    group = RunWindows(spec, how_many, count, present, uses, wilds)
+    model.add(group.missing() >= 0)
+    return group
+
+
+def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows], policy: SameSuitRuns) -> None:
+    """The same-suit rule between windows that hold runs (exact contracts)."""
+    if policy == SameSuitRuns.FREE:
+        return
+    placed = [(w, group.present[w]) for group in groups for w in group.present]
+    if policy == SameSuitRuns.DISTINCT_SUITS:
+        for suit in SUITS:
+            model.add(sum(g.count[w] for g in groups for w in g.count if w[0] == suit) <= 1)
+        return
+    for i, ((suit_a, first_a, last_a), a) in enumerate(placed):
+        for (suit_b, first_b, last_b), b in placed[i + 1:]:
+            if suit_a != suit_b:
+                continue
+            touching = last_a + 1 == first_b or last_b + 1 == first_a
+            overlapping = first_a <= last_b and first_b <= last_a
+            if touching or (policy == SameSuitRuns.GAP and overlapping):
+                model.add(a + b <= 1)
+
+
+def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
+              strict_deck: bool) -> RunSlot:
+    rules, positions, name = problem.rules, problem.positions, f"run{index}"
+    longest = min(rules.max_run_length, len(positions)) if problem.minimum else spec.size
+    first, last = positions[0], positions[-1]
+    suit = {s: model.new_bool_var(f"{name}.suit[{s.value}]") for s in SUITS}
+    model.add_exactly_one(suit.values())
+    start = {p: model.new_bool_var(f"{name}.start[{p}]") for p in positions if p + spec.size - 1 <= last}
+    model.add_exactly_one(start.values())
+    if problem.minimum:
+        end = {p: model.new_bool_var(f"{name}.end[{p}]") for p in positions if p - spec.size + 1 >= first}
+        model.add_exactly_one(end.values())
+        start_at = sum(p * v for p, v in start.items())
+        end_at = sum(p * v for p, v in end.items())
+        model.add(end_at - start_at + 1 >= spec.size)
+        model.add(end_at - start_at + 1 <= longest)
+        covers = {p: sum(v for s, v in start.items() if s <= p) - sum(v for e, v in end.items() if e < p)
+                  for p in positions}
+    else:
+        end = {}
+        covers = {p: sum(v for s, v in start.items() if p - spec.size < s <= p) for p in positions}
+
+    uses: dict[tuple[Card, int], cp_model.IntVar] = {}
+    for card in problem.naturals:
+        assert card.suit is not None
+        for p in positions_of(card, rules):
+            use = model.new_bool_var(f"{name}.use[{card},{p}]")
+            model.add_implication(use, suit[card.suit])
+            uses[card, p] = use
+    for p in positions:
+        at_p = [u for (card, q), u in uses.items() if q == p]
+        if at_p:  # at most one card per position, and only on positions the run covers
+            model.add(sum(at_p) <= covers[p])
+
+    total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
+    wilds = model.new_int_var(0, min(total_wild_cards, longest), f"{name}.wilds")
+    missing_jokers = None
+    wild_limit: cp_model.LinearExprT = wilds
+    if strict_deck:
+        spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+        missing_jokers = model.new_int_var(0, min(spare_jokers, longest), f"{name}.missing_jokers")
+        wild_limit = wilds + missing_jokers
+    slot = RunSlot(spec, suit, start, end, covers, uses, wilds, missing_jokers)
+    model.add(slot.missing() >= 0)
+    if rules.max_wilds_per_meld is not None:
+        model.add(wild_limit <= rules.max_wilds_per_meld)
+    if not rules.wilds_may_outnumber_naturals:
+        model.add(2 * wild_limit <= slot.length())
+    return slot
+
+
+def _run_key(slot: RunSlot) -> cp_model.LinearExprT:
+    return 16 * sum(i * slot.suit[s] for i, s in enumerate(SUITS)) + sum(p * v for p, v in slot.start.items())
+
+
+def _same_suit_policy(model: cp_model.CpModel, runs: list[RunSlot], policy: SameSuitRuns) -> None:
+    if policy == SameSuitRuns.FREE:
+        return
+    for i, one in enumerate(runs):
+        for other in runs[i + 1:]:
+            if policy == SameSuitRuns.DISTINCT_SUITS:
+                for s in SUITS:
+                    model.add(one.suit[s] + other.suit[s] <= 1)
+                continue
+            same_suit = model.new_bool_var("same_suit")  # 1: forced when both runs share a suit
+            for s in SUITS:
+                model.add(same_suit >= one.suit[s] + other.suit[s] - 1)
+            for a, b in ((one, other), (other, one)):
+                # a ends right before b starts: the two would read as one long run.
+                for p in a.covers:
+                    if p + 1 in b.start:
+                        a_ends_at_p = a.end.get(p, 0) if a.end else _ends_at(a, p)
+                        model.add(same_suit + a_ends_at_p + b.start[p + 1] <= 2)
+            if policy == SameSuitRuns.GAP:
+                for p in one.covers:
+                    model.add(same_suit + one.covers[p] + other.covers[p] <= 2)
+
+
+def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
+    """For a fixed-length run: 1 when its last position is ``position``."""
+    size = slot.spec.size
+    return slot.start.get(position - size + 1, 0)
+
+
+def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int,
+               strict_deck: bool, all_ranks: bool) -> SetGroup:
+    rules, name = problem.rules, f"{spec.kind.value}{spec.size}"
+    held_ranks = {card.rank for card in problem.naturals}
+    # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
+    # give every set its own rank when the rules ask for distinct ranks).
+    absent = [r for r in Rank if r not in held_ranks][:len(problem.contract)]
+    ranks = list(Rank) if all_ranks else [r for r in Rank if r in held_ranks or r in absent]
+    total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
+    spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+    big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
+
+    count: dict[Rank, cp_model.IntVar] = {}
+    uses: dict[Card, cp_model.IntVar] = {}
+    wilds: dict[Rank, cp_model.IntVar] = {}
+    missing: dict[Rank, cp_model.IntVar] = {}
+    missing_jokers: dict[Rank, cp_model.IntVar] = {}
+    top = 1 if rules.distinct_set_ranks else how_many
+    if problem.counted_by_window:
+        # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
+        # the naturals are counted per rank.
+        for r in ranks:
+            count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
+            of_rank = []
+            for card in problem.naturals:
+                if card.rank == r:
+                    uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+                    of_rank.append(uses[card])
+            if of_rank:
+                model.add(sum(of_rank) <= spec.size * count[r])
+        model.add(sum(count.values()) == how_many)
+        pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
+        group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
+        model.add(group.missing_total() >= 0)
+        return group
+    for r in ranks:
+        count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
+        for card in problem.naturals:
+            if card.rank == r:
+                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+        wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
+        missing[r] = model.new_int_var(0, spec.size * how_many, f"{name}.missing[{r.token}]")
+        wild_like: cp_model.LinearExprT = wilds[r]
+        if strict_deck:
+            missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
+            wild_like = wilds[r] + missing_jokers[r]
+        naturals = sum(u for card, u in uses.items() if card.rank == r) + missing[r]
+        cards = naturals + wild_like
+        if problem.minimum:
+            model.add(cards >= spec.size * count[r])
+            model.add(cards <= big * count[r])
+            # Missing cards only ever make up a shortfall.
+            model.add(missing[r] <= spec.size * count[r])
+        else:
+            model.add(cards == spec.size * count[r])
+        if rules.max_wilds_per_meld is not None:
+            model.add(wild_like <= rules.max_wilds_per_meld * count[r])
+        if not rules.wilds_may_outnumber_naturals:
+            # Necessary and sufficient for dealing the rank's cards into sets that each hold
+            # no more wild cards than natural ones (see _deal_sets).
+            if problem.minimum:
+                model.add(wild_like <= naturals)
+                model.add(naturals >= (spec.size + 1) // 2 * count[r])
+            else:
+                model.add(wild_like <= spec.size // 2 * count[r])
+    model.add(sum(count.values()) == how_many)
+    return SetGroup(spec, count, uses, wilds, missing, missing_jokers)
+
+
+def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot],
+                        sets: list[SetGroup]) -> None:
+    """Missing cards must exist: per card, no more missing copies than the deck has left."""
+    spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+    model.add(sum(s.missing_jokers for s in runs if s.missing_jokers is not None)
+              + sum(sum(g.missing_jokers.values()) for g in sets) <= spare_jokers)
+    # In runs, place wild-like cards (the hand's wilds, missing jokers) position by position;
+    # every other gap is a missing natural of that suit and position.
+    missing_at: dict[tuple[Suit, int], list[cp_model.LinearExprT]] = {}
+    for index, slot in enumerate(runs):
+        assert slot.missing_jokers is not None
+        slot.wild_at = {p: model.new_bool_var(f"run{index}.wild_at[{p}]") for p in slot.covers}
+        model.add(sum(slot.wild_at.values()) == slot.wilds + slot.missing_jokers)
+        for p, covered in slot.covers.items():
+            gap = covered - sum(u for (c, q), u in slot.uses.items() if q == p) - slot.wild_at[p]
+            model.add(gap >= 0)
+            for s in SUITS:
+                # 1: slot is in suit s and misses the natural at p.
+                missed = model.new_bool_var(f"run{index}.missed[{s.value},{p}]")
+                model.add(missed >= gap + slot.suit[s] - 1)
+                missing_at.setdefault((s, p), []).append(missed)
+    for rank in Rank:
+        run_missing_of_rank: list[cp_model.LinearExprT] = []
+        for s in SUITS:
+            card = Card(rank, s)
+            spare = max(0, deck_copies(card, problem.deck) - problem.counts.get(card, 0))
+            here = [v for p in ((LOW_ACE, HIGH_ACE) if rank == Rank.ACE else (int(rank),))
+                    for v in missing_at.get((s, p), [])]
+            if here:
+                model.add(sum(here) <= spare)
+            run_missing_of_rank += here
+        spare_of_rank = sum(max(0, deck_copies(Card(rank, s), problem.deck) - problem.counts.get(Card(rank, s), 0))
+                            for s in SUITS)
+        model.add(sum(run_missing_of_rank) + sum(g.missing[rank] for g in sets if rank in g.missing)
+                  <= spare_of_rank)
+
+
+def runs_may_share_a_contract(policy: SameSuitRuns, run: tuple[Suit, int, int], others: tuple[RunShape, ...]) -> bool:
+    suit, first, size = run
+    last = first + size - 1
+    for other_suit, other_first, other_size, _ in others:
+        if other_suit != suit or policy == SameSuitRuns.FREE:
+            continue
+        other_last = other_first + other_size - 1
+        touching = last + 1 == other_first or other_last + 1 == first
+        overlapping = first <= other_last and other_first <= last
+        if policy == SameSuitRuns.DISTINCT_SUITS or touching or (policy == SameSuitRuns.GAP and overlapping):
+            return False
+    return True

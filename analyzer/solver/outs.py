@@ -1,0 +1,312 @@
+"""Outs: the cards whose addition brings a hand closer to its contract."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ortools.sat.python import cp_model
+
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit
+from analyzer.result import LayDown
+from analyzer.rules import DeckRule, MeldKind, Rules
+from analyzer.solver.lay_down import (
+    best_lay_down,
+)
+from analyzer.solver.model import (
+    SUITS,
+    Model,
+    Problem,
+    RunShape,
+    build_model,
+    make_problem,
+    position_rank,
+    positions_of,
+    runs_may_share_a_contract,
+)
+from analyzer.solver.translate import (
+    DeckTooSmall,
+    RunSkeleton,
+    SetSkeleton,
+    Spare,
+    new_solver,
+    skeleton,
+    translate_by_window,
+    translate_solution,
+    wilds_used,
+)
+
+# ---- outs: the cards that bring a hand closer -------------------------------------------------
+
+
+def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
+              time_limit: float) -> tuple[LayDown, frozenset[Card]]:
+    """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
+    whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
+
+    A card is an out exactly when some lay-down with the fewest missing cards has it among
+    the missing ones (adding it then saves one; adding any card saves at most one). So the
+    outs are the union of the missing cards over all best arrangements, collected by asking
+    CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
+    """
+    problem = make_problem(hand, rules, round_number, deck)
+    lay_down, built = best_lay_down(problem, time_limit)
+    if not lay_down.cards_away:
+        return lay_down, frozenset()
+    if problem.counted_by_window:
+        assert built is not None
+        outs = _outs_by_union(problem, lay_down, built, time_limit)
+    else:
+        outs = _outs_by_resolving(problem, lay_down.cards_away, time_limit)
+    return lay_down, frozenset(outs)
+
+
+def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit: float) -> set[Card]:
+    """Outs for window-counted contracts, where any gap may take any wild card.
+
+    In a best arrangement (``cards_away`` missing), a card is missing-able exactly where the
+    arrangement has a *gap* it fits: a run position of its suit and rank, or a place in a set
+    of its rank. (Whatever fills that gap, a wild card or another missing card, can trade
+    places with it, since some other gap holds a missing card.) So the outs are the cards of
+    the gaps of all best arrangements, plus the wild cards, which fit any gap, while the deck
+    has one left. The loop collects gap sites until no best arrangement shows a new one.
+
+    The model ignores the deck's limits on missing cards (a stricter model costs a third more
+    time); each arrangement it returns is checked against the deck, and if one fails the
+    search restarts with the strict model. A "no new site" answer of the looser model holds
+    for the strict one too.
+    """
+    assert lay_down.cards_away
+    # A wild card (the joker, a wild 2) fits any gap.
+    outs = {card for card in ALL_CARD_KINDS if problem.rules.is_wild(card) and problem.spare(card)}
+    # The lay-down's own witness is a best arrangement: its gaps are where wilds or missing cards sit.
+    for meld in lay_down.with_missing:
+        for card, meaning in zip(meld.cards, meld.stands_for):
+            if card != meaning:
+                if meld.kind == MeldKind.RUN:
+                    outs.update(c for c in (meaning,) if problem.spare(c))
+                else:
+                    outs.update(c for c in (Card(meaning.rank, s) for s in SUITS) if problem.spare(c))
+    try:
+        # The lay-down's own model, asked a new question.
+        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, built)
+    except DeckTooSmall:
+        strict = build_model(problem, strict_deck=True)
+        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, strict)
+
+
+def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, outs: set[Card],
+                       built: Model) -> set[Card]:
+    outs = set(outs)
+    strict_deck = built.cover is not None
+    model = built.model
+    model.add(built.missing_total == cards_away)
+
+    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
+        card = Card(position_rank(p), suit)
+        return sum(sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
+                   - g.uses.get((card, p), 0) for g in built.windows)
+
+    def set_gap(rank: Rank) -> cp_model.LinearExprT:
+        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                   for g in built.sets if rank in g.count)
+
+    # A gap site: a run position, or a rank for sets; 1 when the arrangement has a gap there.
+    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
+    for suit in SUITS:
+        for p in problem.positions:
+            card = Card(position_rank(p), suit)
+            gap = run_gap(suit, p)
+            if problem.spare(card) and card not in outs and not isinstance(gap, int):
+                site = model.new_bool_var(f"gap[{suit.value}{p}]")
+                model.add(site <= gap)
+                sites.append((site, [card]))
+    held_ranks = {card.rank for card in problem.naturals}
+    for rank in Rank:
+        # The model offers sets of a few ranks the hand lacks, standing for all of them.
+        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
+        fitting = [Card(r, s) for r in ranks for s in SUITS if problem.spare(Card(r, s))]
+        gap = set_gap(rank)
+        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
+            site = model.new_bool_var(f"gap[{rank.token}]")
+            model.add(site <= gap)
+            sites.append((site, fitting))
+    while True:
+        fresh = [site for site, cards in sites if not set(cards) <= outs]
+        if not fresh:
+            return outs
+        model.maximize(sum(fresh))
+        solver = new_solver(time_limit)
+        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return outs
+        found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
+        if not found:
+            return outs
+        if not strict_deck:
+            translate_by_window(problem, built, solver, True)  # raises if the deck cannot supply it
+        for cards in found:
+            outs.update(cards)
+        # Best arrangements often come in families (the same run one window over, the same set
+        # of another rank): walk them in Python before asking CP-SAT again.
+        outs |= _neighbour_outs(problem, *skeleton(built, solver), wilds_used(built, solver))
+
+
+def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> set[Card]:
+    """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
+    Cards that could not even sit in a meld with ``cards_away - 1`` other missing cards are
+    skipped without asking (``_could_fill_a_gap``)."""
+    outs = set()
+    for card in ALL_CARD_KINDS:
+        if not problem.spare(card) or not _could_fill_a_gap(problem, card, cards_away):
+            continue
+        closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+        if _closer_than(closer, cards_away, time_limit):
+            outs.add(card)
+    return outs
+
+
+def _closer_than(problem: Problem, cards_away: int, time_limit: float) -> bool:
+    """Can ``problem`` be laid down with fewer than ``cards_away`` missing cards? The model that
+    ignores the deck answers first (a no is final); a yes it cannot show the deck supports goes
+    to the strict model."""
+    for strict_deck in (False, True):
+        built = build_model(problem, strict_deck=strict_deck)
+        built.model.add(built.missing_total <= cards_away - 1)
+        built.model.clear_objective()
+        solver = new_solver(time_limit)
+        if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return False
+        try:
+            translate_solution(problem, built, solver, False, strict_deck)
+            return True
+        except DeckTooSmall:
+            continue
+    return False
+
+
+def _could_fill_a_gap(problem: Problem, card: Card, cards_away: int) -> bool:
+    """A necessary condition for an out: some meld of the contract, placed where the card fits,
+    can be completed from the hand's naturals, its wild cards and at most ``cards_away``
+    missing cards (the card itself one of them). A longer run holds a window of the contract's
+    size around the card that does as well, so windows of that size suffice."""
+    if problem.rules.is_wild(card):
+        return True
+    assert card.rank is not None and card.suit is not None
+    wilds = sum(problem.counts[c] for c in problem.wild_kinds)
+    for spec in set(problem.contract):
+        if spec.kind != MeldKind.RUN:
+            of_rank = sum(n for c, n in problem.counts.items() if c.rank == card.rank and c in problem.naturals)
+            if of_rank + wilds + cards_away >= spec.size:
+                return True
+            continue
+        held = {p for c in problem.naturals if c.suit == card.suit for p in positions_of(c, problem.rules)}
+        for p in positions_of(card, problem.rules):
+            for first in range(p - spec.size + 1, p + 1):
+                window = range(first, first + spec.size)
+                if all(q in problem.positions for q in window) and \
+                        len(held.intersection(window)) + wilds + cards_away >= spec.size:
+                    return True
+    return False
+
+
+# ---- outs: best arrangements next to a known one -----------------------------------------------
+
+# An arrangement for the neighbourhood walk: runs as ``RunShape``, sets as (rank, size, naturals),
+# each set on its own.
+_Set = tuple[Rank, int, tuple[Card, ...]]
+_NEIGHBOURHOOD_DEPTH = 1  # moves away from the arrangement CP-SAT found; it finds whatever lies beyond
+
+
+def _neighbour_outs(problem: Problem, runs: list[RunSkeleton], sets: list[SetSkeleton],
+                    hand_wilds: list[Card]) -> set[Card]:
+    """Outs shown by best arrangements reachable from this one by moving one meld at a time:
+    a run to another window, a set to another rank, keeping as many of the hand's naturals.
+    Each arrangement visited must pass the same-suit rule and the deck (``_missing_cards``)."""
+    start_runs = tuple(sorted((suit, positions[0], len(positions), tuple(sorted(naturals.items())))
+                              for suit, positions, naturals in runs))
+    start_sets: list[_Set] = []
+    for spec, rank, how_many, naturals in sets:
+        for i in range(how_many):
+            start_sets.append((rank, spec.size, tuple(naturals[i::how_many])))
+    hand = Counter(c for c in problem.hand if c in problem.naturals) - Counter(hand_wilds)
+    layer = [(start_runs, tuple(sorted(start_sets)))]
+    seen = set(layer)
+    outs: set[Card] = set()
+    for depth in range(_NEIGHBOURHOOD_DEPTH + 1):
+        next_layer = []
+        for arrangement in layer:
+            if depth and _missing_cards(problem, *arrangement, len(hand_wilds)) is None:
+                continue
+            outs |= _gap_cards(problem, *arrangement)
+            if depth < _NEIGHBOURHOOD_DEPTH:
+                for neighbour in _moves(problem, hand, *arrangement):
+                    if neighbour not in seen:
+                        seen.add(neighbour)
+                        next_layer.append(neighbour)
+        layer = next_layer
+    return outs
+
+
+def _moves(problem: Problem, hand: Counter[Card], runs: tuple[RunShape, ...],
+           sets: tuple[_Set, ...]) -> list[tuple[tuple[RunShape, ...], tuple[_Set, ...]]]:
+    used = Counter(c for *_, naturals in runs for _, c in naturals) + Counter(c for *_, naturals in sets for c in naturals)
+    found = []
+    for i, (suit, first, size, naturals) in enumerate(runs):
+        free = hand - used + Counter(c for _, c in naturals)
+        others = runs[:i] + runs[i + 1:]
+        for new_suit in SUITS:
+            for new_first in problem.positions:
+                if new_first + size - 1 not in problem.positions or (new_suit, new_first) == (suit, first):
+                    continue
+                taken: Counter[Card] = Counter()
+                placed = []
+                for p in range(new_first, new_first + size):
+                    card = Card(position_rank(p), new_suit)
+                    if free[card] > taken[card]:
+                        taken[card] += 1
+                        placed.append((p, card))
+                if len(placed) == len(naturals) and runs_may_share_a_contract(
+                        problem.rules.same_suit_runs, (new_suit, new_first, size), others):
+                    moved = tuple(sorted(others + ((new_suit, new_first, size, tuple(placed)),)))
+                    found.append((moved, sets))
+    for j, (rank, size, naturals) in enumerate(sets):
+        free = hand - used + Counter(naturals)
+        others_sets = sets[:j] + sets[j + 1:]
+        for new_rank in Rank:
+            if new_rank == rank or (problem.rules.distinct_set_ranks and any(r == new_rank for r, *_ in others_sets)):
+                continue
+            of_rank = [c for c in sorted(free.elements()) if c.rank == new_rank][:size]
+            if len(of_rank) == len(naturals):
+                found.append((runs, tuple(sorted(others_sets + ((new_rank, size, tuple(of_rank)),)))))
+    return found
+
+
+def _gap_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Set, ...]) -> set[Card]:
+    cards = set()
+    for suit, first, size, naturals in runs:
+        held = {p for p, _ in naturals}
+        cards |= {Card(position_rank(p), suit) for p in range(first, first + size) if p not in held}
+    for rank, size, naturals in sets:
+        if len(naturals) < size:
+            cards |= {Card(rank, s) for s in SUITS}
+    return {card for card in cards if problem.spare(card)}
+
+
+def _missing_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Set, ...], wilds: int) -> list[Card] | None:
+    """The missing cards an arrangement needs once the hand's wilds fill the scarcest gaps,
+    or None when the deck (with its jokers) cannot supply them."""
+    spare = Spare(problem)
+    run_gaps = [Card(position_rank(p), suit) for suit, first, size, naturals in runs
+                for p in range(first, first + size) if p not in {q for q, _ in naturals}]
+    set_gaps = [rank for rank, size, naturals in sets for _ in range(size - len(naturals))]
+    gaps: list[list[Card]] = [[card] for card in run_gaps] + [[Card(r, s) for s in SUITS] for r in set_gaps]
+    gaps.sort(key=lambda fits: max(spare[c] for c in fits))
+    missing = []
+    for fits in gaps[wilds:]:
+        card = max(fits, key=lambda c: spare[c])
+        if spare[card] <= 0:
+            card = JOKER
+            if spare[card] <= 0:
+                return None
+        spare[card] -= 1
+        missing.append(card)
+    return missing

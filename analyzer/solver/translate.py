@@ -1,0 +1,296 @@
+"""Solving the model, and reading its answer back as melds of cards: where each natural goes,
+which wild card fills which gap, which cards are missing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
+from analyzer.hand import deck_copies
+from analyzer.result import PlacedMeld
+from analyzer.rules import MeldKind, MeldSpec, Rules
+from analyzer.solver.model import (
+    SUITS,
+    Model,
+    Problem,
+    build_model,
+    position_rank,
+)
+
+# ---- solving ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What the solver decided, in card terms."""
+
+    melds: tuple[PlacedMeld, ...]
+    missing: tuple[Card, ...]
+    proven_optimal: bool
+
+
+class NoLayDown(Exception):
+    """No number of extra cards gives a legal lay-down (``proven``: CP-SAT proved it)."""
+
+    def __init__(self, proven: bool) -> None:
+        super().__init__("no lay-down")
+        self.proven = proven
+
+
+def new_solver(time_limit: float) -> cp_model.CpSolver:
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1  # deterministic, and models are small
+    solver.parameters.random_seed = 0
+    solver.parameters.max_time_in_seconds = time_limit
+    # These models are small: CP-SAT's presolve, probing and symmetry search cost more than
+    # they save (measured in analyzer.bench), and a stronger LP relaxation pays for itself.
+    solver.parameters.cp_model_presolve = False
+    solver.parameters.cp_model_probing_level = 0
+    solver.parameters.symmetry_level = 0
+    solver.parameters.linearization_level = 2
+    return solver
+
+
+def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tuple[Solution, Model]:
+    """Solve once; the model comes back too, for callers that ask more of it (outs)."""
+    built = build_model(problem, strict_deck)
+    solver = new_solver(time_limit)
+    status = solver.solve(built.model)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise NoLayDown(proven=status == cp_model.INFEASIBLE)
+    return translate_solution(problem, built, solver, status == cp_model.OPTIMAL, strict_deck), built
+
+
+class Spare(dict[Card, int]):
+    """Copies of each card the deck has beyond the hand's, worked out when first asked."""
+
+    def __init__(self, problem: Problem) -> None:
+        super().__init__()
+        self.problem = problem
+
+    def __missing__(self, card: Card) -> int:
+        self[card] = max(0, deck_copies(card, self.problem.deck) - self.problem.counts.get(card, 0))
+        return self[card]
+
+
+class DeckTooSmall(Exception):
+    """The relaxed model asked for a missing card the deck no longer has."""
+
+
+def wilds_used(built: Model, solver: cp_model.CpSolver) -> list[Card]:
+    """The wild cards the melds use, jokers first, then wild 2s in card order."""
+    pool: list[Card] = []
+    for card in sorted(built.wild_used, key=lambda c: (not c.is_joker, c.sort_key())):
+        pool += [card] * solver.value(built.wild_used[card])
+    return pool
+
+
+def _set_melds(kind: MeldKind, size: int, rank: Rank, how_many: int, naturals: list[Card],
+               wilds: list[Card], rules: Rules) -> list[PlacedMeld]:
+    melds = []
+    for naturals_i, wilds_i in _deal_sets(naturals, wilds, how_many, size, rules):
+        # A wild card in a set claims the rank in a suit the set does not show yet.
+        unused = [s for s in SUITS if Card(rank, s) not in naturals_i] or list(SUITS)
+        claimed = tuple(Card(rank, unused[i % len(unused)]) for i in range(len(wilds_i)))
+        melds.append(PlacedMeld(kind, tuple(naturals_i + wilds_i), tuple(naturals_i) + claimed))
+    return melds
+
+
+RunSkeleton = tuple[Suit, list[int], dict[int, Card]]  # suit, positions, the hand's naturals by position
+SetSkeleton = tuple[MeldSpec, Rank, int, list[Card]]  # spec, rank, how many sets, their naturals
+
+
+def _run_skeleton(built: Model, solver: cp_model.CpSolver) -> list[RunSkeleton]:
+    """Where window-counted runs lie and which of the hand's naturals they hold."""
+    value = solver.value
+    runs: list[RunSkeleton] = []
+    for group in built.windows:
+        laid = [window for window, v in group.count.items() for _ in range(value(v))]
+        natural_at: list[dict[int, Card]] = [{} for _ in laid]
+        for (card, p), use in group.uses.items():
+            copies = value(use)
+            for i, (suit, first, last) in enumerate(laid):
+                if copies and suit == card.suit and first <= p <= last and p not in natural_at[i]:
+                    natural_at[i][p] = card
+                    copies -= 1
+            assert copies == 0, "the model only uses copies that some laid run covers"
+        runs += [(suit, list(range(first, last + 1)), naturals)
+                 for (suit, first, last), naturals in zip(laid, natural_at)]
+    return runs
+
+
+def skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
+    """Where a window-counted solution lays its melds and which of the hand's naturals they hold."""
+    value = solver.value
+    runs = _run_skeleton(built, solver)
+    sets: list[SetSkeleton] = []
+    for set_group in built.sets:
+        for rank, count_var in set_group.count.items():
+            if value(count_var):
+                sets.append((set_group.spec, rank, value(count_var),
+                             [c for c, u in set_group.uses.items() if c.rank == rank for _ in range(value(u))]))
+    return runs, sets
+
+
+def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool) -> Solution:
+    """Window-counted runs and rank-counted sets back into melds. First the naturals where the
+    model put them; then every gap gets a wild card of the hand or a missing card."""
+    runs, sets = skeleton(built, solver)
+    # The gaps: (run index, position) in runs, (set index, None) in sets.
+    gaps: list[tuple[int, int | None]] = [(i, p) for i, (_, positions, naturals) in enumerate(runs)
+                                          for p in positions if p not in naturals]
+    gaps += [(j, None) for j, (spec, _, how_many, naturals) in enumerate(sets)
+             for _ in range(spec.size * how_many - len(naturals))]
+    spare = Spare(problem)
+
+    def natural_for(gap: tuple[int, int | None]) -> list[Card]:
+        """Missing naturals that could fill the gap, most plentiful first."""
+        index, p = gap
+        if p is not None:
+            return [Card(position_rank(p), runs[index][0])]
+        return sorted((Card(sets[index][1], s) for s in SUITS), key=lambda c: -spare[c])
+
+    filling: dict[int, Card] = {}  # gap number -> card
+    missing: list[Card] = []
+    hand_wilds = wilds_used(built, solver)
+    if built.cover is not None:
+        # Strict deck: the model says how many missing copies of each natural go to runs and sets.
+        budget = {(c, True): solver.value(v) for c, v in built.cover.in_runs.items()}
+        budget.update({(c, False): solver.value(v) for c, v in built.cover.in_sets.items()})
+        for number, gap in enumerate(gaps):
+            for card in natural_for(gap):
+                if budget.get((card, gap[1] is not None), 0) > 0:
+                    budget[card, gap[1] is not None] -= 1
+                    filling[number] = card
+                    missing.append(card)
+                    break
+        open_gaps = [n for n in range(len(gaps)) if n not in filling]
+    else:
+        # Put the hand's wild cards where a missing natural would be scarcest.
+        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(spare[c] for c in natural_for(gaps[n])), n))
+    for number in open_gaps:
+        if hand_wilds:
+            filling[number] = hand_wilds.pop(0)
+            continue
+        choices = [c for c in natural_for(gaps[number]) if spare[c] > 0] if built.cover is None else []
+        card = choices[0] if choices else JOKER
+        if spare[card] <= 0:
+            raise DeckTooSmall(card)
+        spare[card] -= 1
+        filling[number] = card
+        missing.append(card)
+    assert not hand_wilds, "every wild card the model used has a place"
+
+    melds: list[PlacedMeld] = []
+    filled_runs: dict[tuple[int, int], Card] = {}
+    set_fillers: dict[int, list[Card]] = {}
+    for number, (index, p) in enumerate(gaps):
+        if p is not None:
+            filled_runs[index, p] = filling[number]
+        else:
+            set_fillers.setdefault(index, []).append(filling[number])
+    for i, (suit, positions, naturals) in enumerate(runs):
+        cards = tuple(naturals[p] if p in naturals else filled_runs[i, p] for p in positions)
+        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(Card(position_rank(p), suit) for p in positions)))
+    for j, (spec, rank, how_many, naturals) in enumerate(sets):
+        fillers = set_fillers.get(j, [])
+        natural_fill = [c for c in fillers if not problem.rules.is_wild(c) and c.rank == rank]
+        wild_fill = [c for c in fillers if c not in natural_fill]
+        melds += _set_melds(spec.kind, spec.size, rank, how_many, naturals + natural_fill, wild_fill, problem.rules)
+    return Solution(tuple(melds), sorted_cards(missing), optimal)
+
+
+def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool,
+               strict_deck: bool) -> Solution:
+    if problem.counted_by_window:
+        return translate_by_window(problem, built, solver, optimal)
+    rules = problem.rules
+    wild_pool = wilds_used(built, solver)
+    spare = Spare(problem)
+    missing: list[Card] = []
+    melds: list[PlacedMeld] = []
+
+    def missing_card(card: Card) -> Card:
+        if spare[card] <= 0:
+            raise DeckTooSmall(card)
+        spare[card] -= 1
+        missing.append(card)
+        return card
+
+    def place_run(suit: Suit, covered: list[int], natural_at: dict[int, Card], hand_wilds: int,
+                  wild_gaps: list[int] | None = None) -> None:
+        """One run: naturals where the model put them, the hand's wilds in ``hand_wilds`` gaps
+        (``wild_gaps`` when the model chose them, else where a missing card is scarcest) and
+        missing cards in the rest."""
+        gaps = [p for p in covered if p not in natural_at]
+        if wild_gaps is None:
+            wild_gaps = sorted(gaps, key=lambda p: (spare[Card(position_rank(p), suit)], p))[:hand_wilds]
+        cards, stands_for = [], []
+        for p in covered:
+            meaning = Card(position_rank(p), suit)
+            if p in natural_at:
+                card = natural_at[p]
+            elif p in wild_gaps:
+                if hand_wilds:
+                    card, hand_wilds = wild_pool.pop(0), hand_wilds - 1
+                else:
+                    card = missing_card(JOKER)
+            else:
+                card = missing_card(meaning)
+            cards.append(card)
+            stands_for.append(meaning)
+        melds.append(PlacedMeld(MeldKind.RUN, tuple(cards), tuple(stands_for)))
+
+    run_wilds = sum(solver.value(group.wilds) for group in built.windows)
+    for suit, positions, naturals in _run_skeleton(built, solver):
+        hand_wilds = min(run_wilds, len(positions) - len(naturals))  # no per-meld limits here
+        run_wilds -= hand_wilds
+        place_run(suit, positions, naturals, hand_wilds)
+    for slot in built.runs:
+        suit = next(s for s, v in slot.suit.items() if solver.value(v))
+        covered = [p for p in problem.positions if solver.value(slot.covers[p])]
+        natural_at = {p: card for (card, p), u in slot.uses.items() if solver.value(u)}
+        wild_gaps = [p for p in covered if solver.value(slot.wild_at[p])] if strict_deck else None
+        place_run(suit, covered, natural_at, solver.value(slot.wilds), wild_gaps)
+
+    for group in built.sets:
+        for rank, count_var in group.count.items():
+            how_many = solver.value(count_var)
+            if not how_many:
+                continue
+            naturals = [card for card, u in group.uses.items()
+                        if card.rank == rank for _ in range(solver.value(u))]
+            hand_wilds = solver.value(group.wilds[rank])
+            missing_naturals = solver.value(group.missing[rank])
+            for _ in range(missing_naturals):
+                naturals.append(missing_card(max((Card(rank, s) for s in SUITS), key=lambda c: spare[c])))
+            wilds = [wild_pool.pop(0) for _ in range(hand_wilds)]
+            if rank in group.missing_jokers:
+                wilds += [missing_card(JOKER) for _ in range(solver.value(group.missing_jokers[rank]))]
+            melds += _set_melds(group.spec.kind, group.spec.size, rank, how_many, naturals, wilds, rules)
+    assert not wild_pool, "every wild card the model used has a place"
+    return Solution(tuple(melds), sorted_cards(missing), optimal)
+
+
+def _deal_sets(naturals: list[Card], wilds: list[Card], how_many: int, size: int, rules: Rules) -> list[tuple[list[Card], list[Card]]]:
+    """Deal one rank's cards into ``how_many`` sets: naturals evenly, then wild cards first to the
+    sets short of ``size``, then evenly where the per-meld limits leave room."""
+    hands: list[tuple[list[Card], list[Card]]] = [([], []) for _ in range(how_many)]
+    for i, card in enumerate(naturals):
+        hands[i % how_many][0].append(card)
+    limit = rules.max_wilds_per_meld
+
+    def room(hand: tuple[list[Card], list[Card]]) -> bool:
+        ok = limit is None or len(hand[1]) < limit
+        return ok and (rules.wilds_may_outnumber_naturals or len(hand[1]) < len(hand[0]))
+
+    pool = list(wilds)
+    for hand in hands:  # make up each set to its size
+        while pool and len(hand[0]) + len(hand[1]) < size:
+            hand[1].append(pool.pop(0))
+    while pool:  # the rest (minimum contracts only) where there is room
+        target = min((h for h in hands if room(h)), key=lambda h: len(h[1]), default=hands[0])
+        target[1].append(pool.pop(0))
+    return hands
