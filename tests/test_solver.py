@@ -199,10 +199,12 @@ def test_best_lay_down_keeps_the_cheapest_cards() -> None:
 
 
 def test_cards_away_respects_the_deck() -> None:
-    # Both 7♥ of a two-deck game are in hand: a third 7♥ cannot be the missing card.
-    result = lay("7H 7H 5H 6H 8H 9H 10H JH", "progressive", 3)
-    for card, count in Counter(parse_cards("7H 7H 5H 6H 8H 9H 10H JH") + result.missing).items():
-        assert count <= deck_copies(card, preset("progressive").deck_for(None))
+    # Both 7♥ of a two-deck game (4 players) are in hand: a third 7♥ cannot be a missing card.
+    rules = preset("progressive")
+    hand = parse_cards("7H 7H 5H 6H 8H 9H 10H JH")
+    result = analyze(hand, rules, 3, players=4)
+    assert result.cards_away == reference_cards_away(hand, rules, 3, rules.deck_for(4), max_extra=2)
+    assert result.missing and Counter(hand + result.missing)[parse_cards("7H")[0]] <= 2
 
 
 def test_strict_deck_model_when_the_deck_runs_short() -> None:

@@ -46,19 +46,17 @@ def best_lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model |
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
                        proven_optimal=none.proven), None
-    kept = Counter(problem.hand) + Counter(solution.missing)
+    kept = Counter(problem.hand) + Counter(solution.missing)  # the cards no meld takes
     for meld in solution.melds:
         kept.subtract(meld.cards)
-    ordered = tuple(sorted(_tidy_runs(solution.melds, +kept, problem), key=_meld_order))
+    kept = +kept
+    ordered = tuple(sorted(_tidy_runs(solution.melds, kept, problem), key=_meld_order))
     if solution.missing:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=len(solution.missing),
                        missing=solution.missing, with_missing=ordered,
                        proven_optimal=solution.proven_optimal), built
-    left = Counter(problem.hand)
-    for meld in ordered:
-        left.subtract(meld.cards)
-    leftover = sorted_cards(left.elements())
+    leftover = sorted_cards(kept.elements())  # sliding wild cards along a run changes no card
     return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
                    leftover_points=sum(problem.points(card) for card in leftover), cards_away=0,
                    missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built

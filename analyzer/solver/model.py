@@ -191,7 +191,6 @@ class Model:
     sets: list[SetGroup]
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
     missing_total: cp_model.LinearExprT
-    points_melded: cp_model.LinearExprT
     cover: DeckCover | None = None
 
 
@@ -275,7 +274,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # One missing card outweighs every point the hand holds.
     missing_weight = sum(problem.points(card) for card in problem.hand) + 1
     model.minimize(missing_weight * missing_total - points_melded)
-    return Model(model, runs, windows, sets, wild_used, missing_total, points_melded, cover)
+    return Model(model, runs, windows, sets, wild_used, missing_total, cover)
 
 
 def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWindows],
