@@ -19,20 +19,12 @@ from __future__ import annotations
 
 from typing import Iterable
 
-from analyzer.advice import (
-    Advice,
-    AdviceError,
-    BuyAdvice,
-    BuyOption,
-    DiscardRow,
-    Out,
-    Verdict,
-    advise,
-)
+from analyzer.advice import Advice, DiscardRow, Out, advise
+from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
 from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
 from analyzer.hand import HandError, read_hand
 from analyzer.result import LayDown, PlacedMeld
-from analyzer.rules import MeldKind, MeldSpec, Rules, RulesError, load_rules, preset, PRESETS
+from analyzer.rules import PRESETS, MeldKind, MeldSpec, Rules, RulesError, load_rules, preset
 
 DEFAULT_TIME_LIMIT = 5.0  # seconds; far above what real hands need (see benchmarks)
 

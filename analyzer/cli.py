@@ -34,7 +34,8 @@ from analyzer import (
     analyze,
     load_rules,
 )
-from analyzer.advice import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, DiscardRow, Verdict
+from analyzer.advice import DiscardRow
+from analyzer.buy import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
 

@@ -11,7 +11,7 @@ Measured in the same run:
 - ``advise(..., discards=True)`` in-process, each hand from scratch: outs of the hand and of
   every hand one card smaller, through the solver's ``find_outs``;
 - the naive baseline: the same answers by re-solving for every discard and every card kind
-  (``analyzer.advice._outs_by_resolving``), checked equal to the fast ones;
+  (``analyzer.round_solver.outs_by_resolving``), checked equal to the fast ones;
 - ``advise(..., buy=...)`` with default settings, the offered card drawn from the deck.
 
 Goals (issue 3): outs plus the table of a 12-card hand, median at most 150 ms, p95 at most
@@ -26,7 +26,7 @@ import statistics
 import time
 from unittest import mock
 
-from analyzer import advice, advise, preset
+from analyzer import advise, preset, round_solver
 from analyzer.cards import ALL_NATURALS, JOKER, Card, Suit
 from analyzer.rules import Rules
 
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         start = time.perf_counter()
         ours = advise(hand, rules, number, players=PLAYERS, discards=True)
         fast.append(time.perf_counter() - start)
-        with mock.patch.object(advice, "_outs_finder", lambda: advice._outs_by_resolving):
+        with mock.patch.object(round_solver, "outs_finder", lambda: round_solver.outs_by_resolving):
             start = time.perf_counter()
             baseline = advise(hand, rules, number, players=PLAYERS, discards=True)
             naive.append(time.perf_counter() - start)

@@ -18,10 +18,12 @@ from hypothesis import strategies as st
 
 from analyzer import AdviceError, HandError, advise, analyze
 from analyzer import advice as advice_module
-from analyzer.advice import BuyAdvice, Verdict, _Analyser, _outs_by_resolving
+from analyzer import buy as buy_module
+from analyzer.buy import BuyAdvice, Verdict
 from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
+from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, Rules, preset
 from tests.reference import reference_best, reference_cards_away
 from tests.strategies import deck_cards, hands
@@ -66,7 +68,7 @@ def check_outs(hand: Hand, rules: Rules, round_number: int, seen: Hand,
         assert far is None or far > MAX_AWAY
         return None
     if finder is not None:
-        lay_down, found = _Analyser(rules, round_number, deck, 5.0, finder).outs(hand)
+        lay_down, found = RoundSolver(rules, round_number, deck, 5.0, finder).outs(hand)
         assert lay_down.cards_away == away
         expected = reference_outs(hand, rules, round_number, deck, away) if away else set()
         assert found == expected, (sorted(c.token for c in found), sorted(c.token for c in expected))
@@ -113,16 +115,16 @@ def test_the_outs_check_catches_wrong_finders() -> None:
     hand = parse_cards("7H 8H 10H 5C 5D 5S KC")  # round 2: needs the 9H or a joker
 
     def every_card(*args: object) -> tuple[LayDown, frozenset[Card]]:
-        return _outs_by_resolving(*args)[0], frozenset(ALL_CARD_KINDS)  # type: ignore[arg-type]
+        return outs_by_resolving(*args)[0], frozenset(ALL_CARD_KINDS)  # type: ignore[arg-type]
 
     def no_card(*args: object) -> tuple[LayDown, frozenset[Card]]:
-        return _outs_by_resolving(*args)[0], frozenset()  # type: ignore[arg-type]
+        return outs_by_resolving(*args)[0], frozenset()  # type: ignore[arg-type]
 
     def no_joker(*args: object) -> tuple[LayDown, frozenset[Card]]:
-        lay_down, outs = _outs_by_resolving(*args)  # type: ignore[arg-type]
+        lay_down, outs = outs_by_resolving(*args)  # type: ignore[arg-type]
         return lay_down, outs - {JOKER}
 
-    assert check_outs(hand, rules, 2, (), _outs_by_resolving) == 1
+    assert check_outs(hand, rules, 2, (), outs_by_resolving) == 1
     for wrong in (every_card, no_card, no_joker):
         with pytest.raises(AssertionError):
             check_outs(hand, rules, 2, (), wrong)
@@ -137,8 +139,8 @@ def test_the_naive_and_the_solver_outs_agree_on_large_hands() -> None:
     ]:
         hand = parse_cards(text)
         deck = rules.deck_for(4)
-        naive = _outs_by_resolving(hand, rules, round_number, deck, 5.0)
-        fast = _Analyser(rules, round_number, deck, 5.0).outs(hand)
+        naive = outs_by_resolving(hand, rules, round_number, deck, 5.0)
+        fast = RoundSolver(rules, round_number, deck, 5.0).outs(hand)
         assert naive[0].cards_away is not None and naive[0].cards_away >= 1
         assert naive[0].cards_away == fast[0].cards_away
         assert naive[1] == fast[1] and naive[1]
@@ -248,7 +250,7 @@ def test_a_card_that_completes_the_contract_is_a_clear_buy() -> None:
     assert "completes your contract" in advice.reason and "7♥ 8♥ 9♥ 10♥" in advice.reason
     assert "penalty card costs" in advice.reason
     # So clear that the simulation stops at its first look.
-    assert advice.method == "monte-carlo" and advice.rollouts == advice_module.MIN_ROLLOUTS
+    assert advice.method == "monte-carlo" and advice.rollouts == buy_module.MIN_ROLLOUTS
 
 
 def test_completing_the_contract_is_a_buy_with_two_penalty_cards_too() -> None:
@@ -274,9 +276,9 @@ def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
     close = buy(ONE_AWAY, "6H", rollouts=200)  # helps a little, costs a little
     assert close.rollouts is not None and close.std_error is not None
     if close.rollouts < 200:
-        assert abs(abs(close.difference) - close.margin) > advice_module.SETTLED * close.std_error
+        assert abs(abs(close.difference) - close.margin) > buy_module.SETTLED * close.std_error
     clear = buy(ONE_AWAY, "KD", rollouts=200)
-    assert clear.rollouts == advice_module.MIN_ROLLOUTS and clear.verdict is Verdict.PASS
+    assert clear.rollouts == buy_module.MIN_ROLLOUTS and clear.verdict is Verdict.PASS
     assert buy(ONE_AWAY, "KD", rollouts=25).rollouts == 25  # never more than asked
 
 
@@ -303,8 +305,8 @@ def test_exact_enumeration_matches_the_outs() -> None:
 def test_monte_carlo_agrees_with_exact_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
     hand, args = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D", ("eveleigh", 9)
     exact = advise(hand, *args, players=4, buy="6H", horizon=1).buy
-    monkeypatch.setattr(advice_module, "EXACT_LIMIT", 0)
-    monkeypatch.setattr(advice_module, "MIN_ROLLOUTS", 10_000)  # all 600 deals
+    monkeypatch.setattr(buy_module, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(buy_module, "MIN_ROLLOUTS", 10_000)  # all 600 deals
     sampled = advise(hand, *args, players=4, buy="6H", horizon=1, rollouts=600, seed=3).buy
     assert exact is not None and sampled is not None
     assert exact.method == "exact" and sampled.method == "monte-carlo" and sampled.rollouts == 600
