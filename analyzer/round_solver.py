@@ -15,14 +15,18 @@ from analyzer.rules import DeckRule, Rules
 
 SOLVER_THREADS = 2  # several hands' outs are worked out two at a time
 
-OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float], tuple[LayDown, frozenset[Card]]]
+# (hand, rules, round, deck, time limit, before the draw) -> (the hand's lay-down, its outs)
+OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]
 
 
 def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-                       time_limit: float) -> tuple[LayDown, frozenset[Card]]:
+                      time_limit: float, before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
     """The naive way to find outs: solve the hand, then the hand plus each card kind the deck
-    still has a copy of (53 solves). Kept as the benchmark's baseline and a fallback."""
-    lay_down = solver.solve_lay_down(cards, rules, round_number, deck, time_limit)
+    still has a copy of (53 solves). Kept as the benchmark's baseline and a fallback.
+
+    The hand with the card is the hand after the draw: in a go-out round it must meld as many
+    cards as the hand before the draw would (docs/lay-down.md)."""
+    lay_down = solver.solve_lay_down(cards, rules, round_number, deck, time_limit, before_draw=before_draw)
     if not lay_down.cards_away:  # 0: nothing to wish for; None: no card would do
         return lay_down, frozenset()
     held = Counter(cards)
@@ -30,7 +34,8 @@ def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, 
     for card in ALL_CARD_KINDS:
         if held[card] >= deck_copies(card, deck):
             continue
-        closer = solver.solve_lay_down(cards + (card,), rules, round_number, deck, time_limit)
+        closer = solver.solve_lay_down(cards + (card,), rules, round_number, deck, time_limit,
+                                       before_draw=before_draw and not rules.round(round_number).go_out)
         if closer.cards_away is not None and closer.cards_away < lay_down.cards_away:
             outs.add(card)
     return lay_down, frozenset(outs)
@@ -42,42 +47,54 @@ def outs_finder() -> OutsFinder:
     return finder
 
 
+Key = tuple[tuple[Card, ...], bool]  # the hand as a multiset; before the draw (go-out rounds only)
+
+
 class RoundSolver:
-    """Solver answers for one rule set, round and deck, each hand (as a multiset) solved once."""
+    """Solver answers for one rule set, round and deck, each hand (as a multiset) solved once.
+
+    ``before_draw`` matters only in go-out rounds, where cards away are counted in draws: a hand
+    before the draw must meld one card more than it holds (docs/lay-down.md)."""
 
     def __init__(self, rules: Rules, round_number: int, deck: DeckRule, time_limit: float,
                  find_outs: OutsFinder | None = None) -> None:
         self.rules, self.round_number, self.deck, self.time_limit = rules, round_number, deck, time_limit
+        self.go_out = rules.round(round_number).go_out
         self.find_outs = find_outs or outs_finder()
-        self._lay_downs: dict[tuple[Card, ...], LayDown] = {}
-        self._outs: dict[tuple[Card, ...], frozenset[Card]] = {}
+        self._lay_downs: dict[Key, LayDown] = {}
+        self._outs: dict[Key, frozenset[Card]] = {}
 
-    def lay_down(self, cards: Iterable[Card]) -> LayDown:
-        key = sorted_cards(cards)
+    def _key(self, cards: Iterable[Card], before_draw: bool) -> Key:
+        return sorted_cards(cards), before_draw and self.go_out
+
+    def lay_down(self, cards: Iterable[Card], before_draw: bool = False) -> LayDown:
+        key = self._key(cards, before_draw)
         if key not in self._lay_downs:
-            self._lay_downs[key] = solver.solve_lay_down(key, self.rules, self.round_number, self.deck,
-                                                         self.time_limit)
+            self._lay_downs[key] = solver.solve_lay_down(key[0], self.rules, self.round_number, self.deck,
+                                                         self.time_limit, before_draw=key[1])
         return self._lay_downs[key]
 
-    def outs(self, cards: Iterable[Card]) -> tuple[LayDown, frozenset[Card]]:
-        key = sorted_cards(cards)
+    def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
+        key = self._key(cards, before_draw)
         if key not in self._outs:
-            lay_down, outs = self.find_outs(key, self.rules, self.round_number, self.deck, self.time_limit)
-            self._lay_downs.setdefault(key, lay_down)
-            self._outs[key] = outs
+            self._store_outs(key, self._find(key))
         return self._lay_downs[key], self._outs[key]
 
-    def prefetch_outs(self, hands: Iterable[Iterable[Card]]) -> None:
+    def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]]:
+        return self.find_outs(key[0], self.rules, self.round_number, self.deck, self.time_limit, key[1])
+
+    def _store_outs(self, key: Key, found: tuple[LayDown, frozenset[Card]]) -> None:
+        self._lay_downs.setdefault(key, found[0])
+        self._outs[key] = found[1]
+
+    def prefetch_outs(self, hands: Iterable[Iterable[Card]], before_draw: bool = False) -> None:
         """Work out several hands' outs at once, on two threads: CP-SAT lets go of the
         interpreter while it searches, so two solves run side by side (the machines here have
         two cores; measured 1.9 times faster on the discard table)."""
-        todo = list(dict.fromkeys(sorted_cards(h) for h in hands if sorted_cards(h) not in self._outs))
+        todo = list(dict.fromkeys(key for key in (self._key(h, before_draw) for h in hands) if key not in self._outs))
         with ThreadPoolExecutor(max_workers=SOLVER_THREADS) as pool:
-            for key, (lay_down, outs) in zip(todo, pool.map(
-                    lambda key: self.find_outs(key, self.rules, self.round_number, self.deck, self.time_limit), todo)):
-                self._lay_downs.setdefault(key, lay_down)
-                self._outs[key] = outs
+            for key, found in zip(todo, pool.map(self._find, todo)):
+                self._store_outs(key, found)
 
     def points(self, cards: Iterable[Card]) -> int:
         return sum(self.rules.points_of(card) for card in cards)
-

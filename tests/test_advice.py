@@ -29,7 +29,7 @@ from tests.reference import reference_best, reference_cards_away
 from tests.strategies import deck_cards, hands
 
 Hand = tuple[Card, ...]
-OutsFinder = Callable[[Hand, Rules, int, DeckRule, float], tuple[LayDown, frozenset[Card]]]
+OutsFinder = Callable[[Hand, Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]
 
 # Contracts 2S3, S3+R4 and 2R4 under several presets: exact and minimum melds, ace high only,
 # one wild per meld, distinct set ranks, wild 2s, every same-suit policy but gap.

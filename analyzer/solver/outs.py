@@ -39,7 +39,7 @@ from analyzer.solver.translate import (
 
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-              time_limit: float) -> tuple[LayDown, frozenset[Card]]:
+              time_limit: float, before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
     """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
     whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
 
