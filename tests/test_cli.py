@@ -493,3 +493,44 @@ def test_readme_shows_what_the_advice_prints(tmp_path: Path) -> None:
     assert outs_block in out
     out = succeeded(run(hand_file(tmp_path, buy_hand, "buy.txt"), "-r", "6", "--players", "4", "--buy", "7H"))
     assert buy_block in out
+
+
+# ---- where the hand stands in its turn ----------------------------------------------------------
+
+
+def test_the_moment_can_be_said_outright(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, "7H 8H 9H 10H 5C 5D 5S KD")  # round 2: 8 cards, after the draw
+    after = json.loads(succeeded(run(path, "-r", "2", "--json")))
+    assert after == analyze("7H 8H 9H 10H 5C 5D 5S KD", "progressive", 2).to_dict()
+    assert after["moment"] == "after-draw" and after["discard"] == "KD" and after["goes_out"]
+    before = json.loads(succeeded(run(path, "-r", "2", "--before-draw", "--json")))
+    assert before["moment"] == "before-draw" and before["discard"] is None and before["note"]
+    text = succeeded(run(path, "-r", "2", "--before-draw"))
+    assert "8 cards, before your draw" in text and "After your draw you can lay down:" in text
+    assert "Note: 8 cards before your draw" in text
+    assert_refused(run(path, "-r", "2", "--before-draw", "--after-draw"), "not allowed with")
+
+
+def test_a_hand_no_turn_gives_is_refused_with_the_sizes(tmp_path: Path) -> None:
+    thirty = " ".join(f"{rank}{suit}" for suit in "CDH" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J"))
+    line = assert_refused(run(hand_file(tmp_path, thirty), "-r", "1"), "30 cards", "6 are dealt")
+    assert "17 after it" in line
+    part = succeeded(run(hand_file(tmp_path, "7H 8H 9H 5C 5D", "part.txt"), "-r", "2"))
+    assert "Note: 5 cards, fewer than the 7 dealt" in part
+
+
+def test_batch_lines_say_the_moment(tmp_path: Path) -> None:
+    lines = [{"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2, "moment": "before-draw"},
+             {"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2},
+             {"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2, "moment": "later"}]
+    result = run("--batch", hand_file(tmp_path, "\n".join(json.dumps(line) for line in lines) + "\n", "jobs.jsonl"))
+    assert_refused(result, "1 of 3", "line 3")
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert answers[0] == analyze("7H 8H 9H 10H 5C 5D 5S KD", "progressive", 2, moment="before-draw").to_dict()
+    assert answers[1]["moment"] == "after-draw" and answers[1]["discard"] == "KD"
+    assert "before-draw" in answers[2]["error"]
+
+
+def test_a_buy_after_the_draw_is_refused(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)  # 8 cards in round 2: the draw is done
+    assert_refused(run(path, "-r", "2", "--buy", "9H"), "before your draw", "8 cards")
