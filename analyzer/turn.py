@@ -208,9 +208,11 @@ def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
     for card in dict.fromkeys(cards):
         if card in whole.leftover:
             continue
+        # Kept after the turn at least ``bound``, held before the discard at least the whole
+        # hand's best leftover: skip the discard if that cannot beat the play already found.
         bound = whole.leftover_points - rules.points_of(card)
-        if best is not None and bound >= best.points_after_discard:
-            continue  # cannot keep fewer points than the play already found
+        if best is not None and (bound, whole.leftover_points) >= (best.points_after_discard, best.leftover_points):
+            continue
         play = play_with_discard(solver, cards, card, whole)
         if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
             best = play
