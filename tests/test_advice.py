@@ -179,8 +179,12 @@ def test_discard_table_matches_brute_force(rules_name: str, round_number: int, d
     assert table is not None
     assert sorted(row.card.sort_key() for row in table) == sorted(c.sort_key() for c in set(hand))
 
-    def merit(row: advice_module.DiscardRow) -> tuple[float, int, int]:
-        return (math.inf if row.cards_away is None else row.cards_away), -row.unseen_outs, row.points_kept
+    after_draw = result.lay_down.moment == "after-draw"
+
+    def merit(row: advice_module.DiscardRow) -> tuple[bool, float, int, int, bool]:
+        """Laying down this turn first, then the hand without the card, then natural before wild."""
+        return (not row.lays_down, (math.inf if row.cards_away is None else row.cards_away), -row.unseen_outs,
+                row.points_kept, rules.is_wild(row.card))
 
     for place, row in enumerate(table, start=1):
         rest = list(hand)
@@ -191,6 +195,7 @@ def test_discard_table_matches_brute_force(rules_name: str, round_number: int, d
         else:
             assert row.cards_away == away
         best = reference_best(tuple(rest), rules, round_number)
+        assert row.lays_down == (after_draw and best is not None)  # progressive: any leftover may go
         assert row.leftover_points == best
         assert row.points_kept == (best if best is not None else sum(rules.points_of(c) for c in rest))
         assert row.card_points == rules.points_of(row.card)
