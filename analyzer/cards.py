@@ -83,7 +83,8 @@ _SEPARATORS = re.compile(r"""[\s,;()\[\]{}"'`]+""")
 # Words of the analyser's own lines around cards, skipped when pasted back; a number is
 # skipped only where it counts them ("12 cards", "8 points").
 _LABEL_WORDS = {"HAND", "HANDS", "CARD", "CARDS", "AFTER", "BEFORE", "YOUR", "DRAW", "SEEN", "KEEP",
-                "YOU", "DISCARD", "POINT", "POINTS", "UNSEEN", "OFFERED", "MISSING", "LEFTOVER"}
+                "YOU", "DISCARD", "POINT", "POINTS", "UNSEEN", "OFFERED", "MISSING", "LEFTOVER",
+                "SET", "SETS", "RUN", "RUNS", "PAIR", "OF"}
 _COUNTED_WORDS = {"CARD", "CARDS", "POINT", "POINTS"}
 _EDGE_PUNCTUATION = ".:!?"
 
@@ -218,8 +219,9 @@ def cards_and_problems(text: str) -> tuple[tuple[Card, ...], list[str]]:
             if not bare or upper in _LABEL_WORDS:
                 continue
             following = words[index + 1].strip(_EDGE_PUNCTUATION).upper() if index + 1 < len(words) else ""
-            if upper.isdigit() and len(upper) <= 3 and following in _COUNTED_WORDS:
-                continue
+            before = words[index - 1].strip(_EDGE_PUNCTUATION).upper() if index else ""
+            if upper.isdigit() and len(upper) <= 3 and (following in _COUNTED_WORDS or before == "OF"):
+                continue  # "12 cards", "8 points", "run of 4:"
             position += 1
             card, problem = _read_token(bare)
             if card is None and "=" in bare:  # "Joker=8♥", "2♣=7♠": the card, not what it stands for

@@ -141,7 +141,7 @@ class Rules:
     def round(self, number: int) -> RoundRule:
         if not 1 <= number <= len(self.rounds):
             raise RulesError(
-                f"round {number} does not exist in {self.name!r}: it has rounds 1 to {len(self.rounds)}"
+                f"round {_show(number)} does not exist in {self.name!r}: it has rounds 1 to {len(self.rounds)}"
             )
         return self.rounds[number - 1]
 
@@ -159,7 +159,7 @@ class Rules:
                 return deck
         low = min(d.min_players for d in self.decks)
         high = max(d.max_players for d in self.decks)
-        raise RulesError(f"{self.name!r} is for {low} to {high} players, not {players}")
+        raise RulesError(f"{self.name!r} is for {low} to {high} players, not {_show(players)}")
 
     def is_wild(self, card: Card) -> bool:
         return card.is_joker or (self.deuces_wild and card.rank == Rank.TWO)
