@@ -38,7 +38,38 @@ _HOMES = {
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
-__all__ = sorted(_HOME_OF)
+__all__ = [
+    "JOKER",
+    "PRESETS",
+    "Advice",
+    "AdviceError",
+    "BuyAdvice",
+    "BuyOption",
+    "Card",
+    "CardError",
+    "DiscardRow",
+    "HandError",
+    "LayDown",
+    "MeldKind",
+    "MeldSpec",
+    "Moment",
+    "OptionError",
+    "Out",
+    "PlacedMeld",
+    "Rank",
+    "Rules",
+    "RulesError",
+    "Suit",
+    "TurnPlay",
+    "Verdict",
+    "advise",
+    "analyze",
+    "check_rules",
+    "load_rules",
+    "parse_cards",
+    "preset",
+    "read_hand",
+]
 
 if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out

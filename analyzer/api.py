@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer import advice as _advice
@@ -14,6 +15,7 @@ from analyzer.arguments import (
     cards_argument,
     flag,
     offered_card,
+    optional_whole_number,
     rules_in_use,
     time_limit_in_seconds,
     whole_number,
@@ -47,7 +49,7 @@ def analyze(
     """
     rule_set = rules_in_use(rules)
     round_number = whole_number(round_number, "round_number")
-    players = whole_number(players, "players", optional=True)
+    players = optional_whole_number(players, "players")
     time_limit = time_limit_in_seconds(time_limit)
     rule_set.round(round_number)
     deck = rule_set.deck_for(players)
@@ -69,7 +71,7 @@ def advise(*args: Any, **kwargs: Any) -> Advice:
         if name in given:
             whole_number(given[name], name)
     if "players" in given:
-        whole_number(given["players"], "players", optional=True)
+        optional_whole_number(given["players"], "players")
     for name in ("discards", "bought_last"):
         if name in given:
             flag(given[name], name)

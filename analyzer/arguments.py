@@ -27,13 +27,17 @@ def rules_in_use(rules: Any) -> Rules:
     raise TypeError(f"rules must be a rule set's name, a .toml file or a Rules value, not {type(rules).__name__}")
 
 
-def whole_number(value: Any, name: str, *, optional: bool = False) -> int | None:
-    """``value`` if it is an ``int`` (never a bool); None too when ``optional``."""
-    if value is None and optional:
-        return None
+def whole_number(value: Any, name: str) -> int:
+    """``value`` if it is an ``int`` (never a bool)."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number{' or None' if optional else ''}, "
-                        f"not {type(value).__name__} {_short(value)}")
+        raise TypeError(f"{name} must be a whole number, not {type(value).__name__} {_short(value)}")
+    return value
+
+
+def optional_whole_number(value: Any, name: str) -> int | None:
+    """``value`` if it is None or an ``int`` (never a bool)."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        raise TypeError(f"{name} must be a whole number or None, not {type(value).__name__} {_short(value)}")
     return value
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import enum
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 
 class Rank(enum.IntEnum):
@@ -289,7 +289,7 @@ def cards_from(value: object, what: str = "the cards") -> tuple[Card, ...]:
         raise TypeError(f"{what} must be text such as '7H 8H JK' or a list of cards, not {type(value).__name__}")
     cards: list[Card] = []
     problems: list[str] = []
-    for position, item in enumerate(value, start=1):  # type: ignore[call-overload]
+    for position, item in enumerate(value, start=1):
         if isinstance(item, Card):
             cards.append(item)
         elif isinstance(item, str):

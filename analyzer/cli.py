@@ -38,8 +38,8 @@ from analyzer import (
     analyze,
     load_rules,
 )
-from analyzer.arguments import MAX_TIME_LIMIT
 from analyzer.advice import DiscardRow
+from analyzer.arguments import MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.rules import (
@@ -52,8 +52,8 @@ from analyzer.rules import (
     preset_key,
     read_rules_file,
 )
-from analyzer.words import plural as _plural
 from analyzer.turn import cards_off
+from analyzer.words import plural as _plural
 
 PROG = "analyze"
 DEFAULT_RULES = "progressive"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Iterable
+from collections.abc import Iterable
 
 from analyzer.cards import Card, CardError, cards_from, sorted_cards
 from analyzer.rules import DeckRule, Rules

@@ -15,9 +15,10 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from analyzer.cards import Card, Rank
 
@@ -177,7 +178,8 @@ class Rules:
         return self.buy_penalty_cards if rule.buy_penalty_cards is None else rule.buy_penalty_cards
 
     def to_dict(self) -> dict[str, Any]:
-        return _to_plain(self)
+        plain: dict[str, Any] = _to_plain(self)
+        return plain
 
 
 # ---- the limits of a usable rule set ----------------------------------------------------

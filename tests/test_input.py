@@ -112,13 +112,14 @@ RULES_FILE_CASES: list[tuple[str, str, list[str]]] = [
      ["decks entry 1", "5 to 3 is no range"]),
     ("players out of range", "decks = [{ players = [2, 40], decks = 2, jokers = 1 }]\n",
      ["decks entry 1", "highest player count", "1 to 12"]),
-    ("overlapping decks", "decks = [{ players = [2, 4], decks = 2, jokers = 1 }, "
-     "{ players = [4, 6], decks = 3, jokers = 2 }]\n", ["decks entries 1 and 2", "4 players"]),
+    ("overlapping decks", ("decks = [{ players = [2, 4], decks = 2, jokers = 1 }, "
+                           "{ players = [4, 6], decks = 3, jokers = 2 }]\n"), ["decks entries 1 and 2", "4 players"]),
     ("deck entry missing a key", "decks = [{ players = 4, decks = 2 }]\n", ["decks entry 1", "missing jokers"]),
     ("deck entry unknown key", "decks = [{ players = 4, decks = 2, jokers = 1, wild = 2 }]\n",
      ["decks entry 1", "unknown key 'wild'"]),
-    ("deck cannot deal", 'decks = [{ players = 12, decks = 1, jokers = 0 }]\n'
-     'rounds = [{ deal = 30, contract = "S3" }]\n', ["decks entry 1", "cannot deal 30 cards to 12 players"]),
+    ("deck cannot deal", ('decks = [{ players = 12, decks = 1, jokers = 0 }]\n'
+                          'rounds = [{ deal = 30, contract = "S3" }]\n'),
+     ["decks entry 1", "cannot deal 30 cards to 12 players"]),
     ("float wilds", "max_wilds_per_meld = 1e20\n", ["max_wilds_per_meld", "whole number"]),
     ("wilds out of range", "max_wilds_per_meld = 99\n", ["max_wilds_per_meld", "0 to 14"]),
     ("run length", "max_run_length = 20\n", ["max_run_length", "3 to 14"]),
@@ -281,6 +282,19 @@ def test_rules_from_mapping_refuses_what_is_not_a_rule_set(data: Any) -> None:
         rules_from_mapping(data)
 
 
+def test_the_package_exports_every_name_lazily() -> None:
+    import analyzer
+
+    assert sorted(analyzer.__all__) == sorted(analyzer._HOME_OF)
+    for name in analyzer.__all__:
+        assert getattr(analyzer, name) is not None
+    with pytest.raises(AttributeError):
+        analyzer.no_such_name  # noqa: B018
+    light = subprocess.run([sys.executable, "-c", "import analyzer, sys; print('ortools' in sys.modules)"],
+                           capture_output=True, text=True, timeout=SECONDS, check=True)
+    assert light.stdout.strip() == "False"  # the command blocks SIGINT before CP-SAT loads
+
+
 def test_load_rules_wants_a_name() -> None:
     with pytest.raises(TypeError, match="rules must be"):
         load_rules(3)  # type: ignore[arg-type]
@@ -393,9 +407,9 @@ def test_an_output_that_cannot_take_the_answer_is_one_line(redirect: str, words:
 
 def test_a_batch_goes_on_after_huge_numbers_and_skips_blank_lines(tmp_path: Path) -> None:
     lines = [
-        '{"hand": "%s", "round": %s}' % (LAY_DOWN, FIVE_THOUSAND_DIGITS),
+        f'{{"hand": "{LAY_DOWN}", "round": {FIVE_THOUSAND_DIGITS}}}',
         "",
-        '{"hand": "%s", "round": 2, "players": %s}' % (LAY_DOWN, "4" * 20),
+        f'{{"hand": "{LAY_DOWN}", "round": 2, "players": {"4" * 20}}}',
         "   ",
         json.dumps({"hand": LAY_DOWN, "round": 2, "horizon": 2}),
         json.dumps({"hand": LAY_DOWN, "round": 2, "time_limit": 1e999}),
