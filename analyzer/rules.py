@@ -611,7 +611,7 @@ def load_rules(name_or_path: str) -> Rules:
 def read_rules_file(name: str) -> str:
     """The text of a rules file: only a regular file, opened without waiting (a FIFO with no
     writer is refused, not waited on), refused unread when it is larger than the cap."""
-    what = f"rules file {name!r}"
+    what = f"rules file {_show(name)}"
     try:
         descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:

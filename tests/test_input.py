@@ -40,7 +40,7 @@ from analyzer import (
     parse_cards,
 )
 from analyzer.cards import ALL_CARD_KINDS, cards_from, faces, tokens
-from analyzer.rules import DeckRule, RoundRule, parse_contract, rules_from_mapping
+from analyzer.rules import DeckRule, MeldKind, MeldSpec, Points, RoundRule, parse_contract, rules_from_mapping
 
 ROOT = Path(__file__).resolve().parents[1]
 LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2, before the draw: lays down
@@ -499,10 +499,6 @@ def test_list_rules_shows_one_rule_set_and_how_a_file_was_read(tmp_path: Path) -
 
 # ---- properties: the parsers never fail in another way --------------------------------------------
 
-FIELD_NAMES = ["base", "name", "source", "decks", "rounds", "points", "contract_mode", "same_suit_runs", "ace_low",
-               "ace_high", "max_run_length", "deuces_wild", "max_wilds_per_meld", "wilds_may_outnumber_naturals",
-               "distinct_set_ranks", "discard_to_go_out", "buys_per_round", "buy_penalty_cards",
-               "no_consecutive_buys"]
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(-5, 40), st.integers(), st.floats(allow_nan=True),
     st.text(max_size=8), st.sampled_from(["any", "shanghai", "eveleigh", "gap", "exact", "minimum", "never",
@@ -511,24 +507,50 @@ scalars = st.one_of(
 values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=4),
                                                        st.dictionaries(st.text(max_size=6), inner, max_size=4)),
                       max_leaves=12)
-contracts = st.lists(st.sampled_from(["S", "R", "P", "+", "1", "2", "3", "4", "9", "0", "1", " ", "x"]),
-                     max_size=8).map("".join)
+def mostly(plausible: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Plausible values nine times in ten, anything else the tenth: deep checks get reached."""
+    return st.one_of(*[plausible] * 9, values)
+
+
+meld_texts = st.tuples(st.sampled_from(["", "1", "2", "3", "9", "0", "12"]), st.sampled_from("SRPX"),
+                       st.sampled_from(["2", "3", "4", "5", "7", "14", "15", ""])).map("".join)
+contracts = st.one_of(
+    st.lists(meld_texts, min_size=1, max_size=4).map("+".join),
+    st.lists(st.sampled_from(["S", "R", "P", "+", "1", "2", "3", "4", "9", "0", " ", "x"]), max_size=8).map("".join),
+)
 round_entries = st.fixed_dictionaries(
-    {"deal": st.one_of(st.integers(-2, 35), values), "contract": st.one_of(contracts, values)},
-    optional={"go_out": values, "buys": st.one_of(st.integers(-2, 25), values),
-              "buy_penalty_cards": st.one_of(st.integers(-2, 7), values), "bogus": values},
+    {"deal": mostly(st.integers(-1, 32)), "contract": mostly(contracts)},
+    optional={"go_out": mostly(st.booleans()), "buys": mostly(st.integers(-1, 22)),
+              "buy_penalty_cards": mostly(st.integers(-1, 7)), "bogus": values},
 )
 deck_entries = st.fixed_dictionaries(
-    {"players": st.one_of(st.integers(0, 14), st.lists(st.integers(0, 14), min_size=2, max_size=2), values),
-     "decks": st.one_of(st.integers(-1, 10), values), "jokers": st.one_of(st.integers(-1, 40), values)},
+    {"players": mostly(st.one_of(st.integers(0, 14), st.lists(st.integers(0, 14), min_size=2, max_size=2))),
+     "decks": mostly(st.integers(0, 10)), "jokers": mostly(st.integers(-1, 40))},
 )
-rule_mappings = st.dictionaries(
-    st.one_of(st.sampled_from(FIELD_NAMES), st.text(max_size=6)),
-    st.one_of(values, st.lists(round_entries, max_size=4), st.lists(deck_entries, max_size=3),
-              st.dictionaries(st.sampled_from(["A", "2", "10", "K", "joker", "wild_deuce", "Z"]),
-                              st.one_of(st.integers(-5, 2000), values), max_size=4)),
-    max_size=6,
-)
+flags = mostly(st.booleans())
+field_values: dict[str, st.SearchStrategy[Any]] = {
+    "base": mostly(st.sampled_from([*PRESETS, "liverpool", "shangai"])),
+    "name": mostly(st.text(max_size=10)), "source": mostly(st.text(max_size=10)),
+    "decks": mostly(st.lists(deck_entries, min_size=1, max_size=3)),
+    "rounds": mostly(st.lists(round_entries, min_size=1, max_size=4)),
+    "points": mostly(st.dictionaries(st.sampled_from(["A", "2", "10", "K", "joker", "wild_deuce", "Z"]),
+                                     mostly(st.integers(-5, 1100)), max_size=4)),
+    "contract_mode": mostly(st.sampled_from(["exact", "minimum", "loose"])),
+    "same_suit_runs": mostly(st.sampled_from(["no-touch", "gap", "distinct-suits", "free", "touch"])),
+    "discard_to_go_out": mostly(st.sampled_from(["required", "optional", "never", "sometimes"])),
+    "max_run_length": mostly(st.integers(0, 20)),
+    "max_wilds_per_meld": mostly(st.one_of(st.integers(-1, 16), st.just("any"))),
+    "buys_per_round": mostly(st.one_of(st.integers(-1, 22), st.just("any"))),
+    "buy_penalty_cards": mostly(st.integers(-1, 7)),
+    **{name: flags for name in ("ace_low", "ace_high", "deuces_wild", "wilds_may_outnumber_naturals",
+                                "distinct_set_ranks", "no_consecutive_buys")},
+}
+rule_mappings = st.tuples(
+    st.lists(st.sampled_from(sorted(field_values)), max_size=6, unique=True).flatmap(
+        lambda keys: st.fixed_dictionaries({key: field_values[key] for key in keys})),
+    st.dictionaries(st.text(max_size=6), values, max_size=1),  # now and then a field nobody knows
+    st.integers(0, 9),
+).map(lambda parts: {**parts[0], **parts[1]} if parts[2] == 0 else parts[0])
 
 
 @given(rule_mappings)
@@ -539,6 +561,34 @@ def test_any_rule_mapping_is_a_valid_rule_set_or_a_rules_error(data: dict[Any, A
         assert str(error).startswith(("house.toml", "unknown rule set")) and "\n" not in str(error)
         return
     assert isinstance(rules, Rules) and check_rules(rules) is rules
+
+
+deck_rules = st.builds(DeckRule, values, values, values, values)
+meld_specs = st.builds(MeldSpec, st.one_of(st.sampled_from(MeldKind), values), st.one_of(st.integers(0, 16), values))
+round_rules = st.builds(RoundRule, st.one_of(st.integers(0, 31), values),
+                        st.one_of(st.lists(meld_specs, max_size=10).map(tuple), values),
+                        values, st.one_of(st.none(), st.integers(-1, 21), values),
+                        st.one_of(st.none(), st.integers(-1, 6), values))
+rules_fields = {
+    "decks": st.one_of(st.lists(deck_rules, max_size=3).map(tuple), values),
+    "rounds": st.one_of(st.lists(round_rules, max_size=3).map(tuple), values),
+    "points": st.one_of(st.builds(Points, st.lists(values, max_size=14).map(tuple), values, values), values),
+    **{name: values for name in ("name", "source", "contract_mode", "same_suit_runs", "ace_low", "ace_high",
+                                 "max_run_length", "deuces_wild", "max_wilds_per_meld",
+                                 "wilds_may_outnumber_naturals", "distinct_set_ranks", "discard_to_go_out",
+                                 "buys_per_round", "buy_penalty_cards", "no_consecutive_buys")},
+}
+
+
+@given(st.sampled_from(sorted(PRESETS)), st.dictionaries(st.sampled_from(sorted(rules_fields)), st.none(),
+                                                         max_size=4).flatmap(
+    lambda keys: st.fixed_dictionaries({key: rules_fields[key] for key in keys})))
+def test_any_rules_value_passes_the_checks_or_is_a_rules_error(base: str, changes: dict[str, Any]) -> None:
+    rules = dataclasses.replace(PRESETS[base], **changes)
+    try:
+        assert check_rules(rules) is rules
+    except RulesError as error:
+        assert str(error).startswith("rules: ") and "\n" not in str(error)
 
 
 @given(st.text(max_size=60))
