@@ -385,7 +385,7 @@ def run_batch(args: argparse.Namespace) -> int:
                 if not whole:
                     raise UsageError(f"the line is longer than {MAX_LINE_BYTES // 1024} KiB")
                 answer = _batch_answer(line, args, rules_for)
-            except (UsageError, *USER_ERRORS, TypeError) as error:
+            except (UsageError, *USER_ERRORS) as error:
                 answer = {"error": f"line {number}: {_one_line(str(error))}"}
                 errors.append(answer["error"])
             _write(json.dumps(answer))

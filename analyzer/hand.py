@@ -43,7 +43,7 @@ def _deck_says(rules: Rules, deck: DeckRule, jokers: bool) -> str:
             f"only {amount}" if jokers else amount)
     largest = [entry for entry in rules.decks if (entry.jokers if jokers else entry.decks) == limit]
     tables = ", ".join(players_text(entry.min_players, entry.max_players) for entry in largest)
-    return f"{rules.name!r} uses at most {amount} (the largest deck, for {tables}; --players N gives yours)"
+    return f"{rules.name!r} uses at most {amount} (the largest deck, for {tables})"
 
 
 def read_hand(hand: str | Iterable[Card], rules: Rules, players: int | None = None) -> tuple[Card, ...]:
