@@ -66,15 +66,11 @@ def cards_argument(value: Any, what: str) -> tuple[Card, ...]:
         raise HandError(f"{what}: {error}") from None
 
 
-def offered_card(value: Any) -> Card | None:
-    if value is None or isinstance(value, Card):
+def offered_card(value: Any) -> Card | str | None:
+    """``buy``: a ``Card``, a token such as ``'9H'`` (read, and counted, by ``advise``) or None."""
+    if value is None or isinstance(value, (Card, str)):
         return value
-    if not isinstance(value, str):
-        raise TypeError(f"buy must be a card such as '9H' or a Card, not {type(value).__name__}")
-    cards = cards_argument(value, "the offered card")
-    if len(cards) != 1:
-        raise HandError(f"the offered card is one card, such as 9H, not {_short(value)}")
-    return cards[0]
+    raise TypeError(f"buy must be a card such as '9H' or a Card, not {type(value).__name__}")
 
 
 def _short(value: Any) -> str:
