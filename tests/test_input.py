@@ -619,3 +619,26 @@ def test_the_tools_own_output_reads_back_as_the_same_cards(cards: list[Card]) ->
     assert parse_cards(json.dumps(tokens(shown))) == shown
     assert parse_cards(f"Hand ({len(shown)} cards, after your draw): {faces(shown)}") == shown
     assert parse_cards(faces(shown).replace("♥", "♥\ufe0f")) == shown
+
+
+def test_an_interrupted_prefetch_drops_the_queued_hands() -> None:
+    """KeyboardInterrupt (or any error) while the outs of many hands are worked out on two threads
+    (an API caller's Ctrl-C): the hands still queued are dropped, not solved after the interrupt
+    (``Executor.map`` cancels the futures it has not yielded)."""
+    from analyzer.round_solver import RoundSolver
+
+    started: list[tuple[Card, ...]] = []
+
+    def find_outs(cards: tuple[Card, ...], *_: Any) -> Any:
+        started.append(cards)
+        if len(started) == 1:
+            raise KeyboardInterrupt
+        time.sleep(0.05)
+        raise AssertionError("only the first hand's answer is read")
+
+    rules = PRESETS["progressive"]
+    solver = RoundSolver(rules, 1, rules.deck_for(None), 1.0, find_outs=find_outs)
+    hands = [(card,) for card in ALL_CARD_KINDS[:20]]
+    with pytest.raises(KeyboardInterrupt):
+        solver.prefetch_outs(hands)
+    assert len(started) <= 3  # the interrupted one and at most the two that had begun
