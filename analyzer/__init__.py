@@ -17,46 +17,79 @@ and advice for a hand that is not there yet (``advise``: outs, the discard table
 
 from __future__ import annotations
 
-from typing import Iterable
-
-from analyzer.advice import Advice, DiscardRow, Out, advise
-from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
-from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
-from analyzer.hand import HandError, read_hand
-from analyzer.result import LayDown, PlacedMeld
-from analyzer.round_solver import RoundSolver
-from analyzer.rules import PRESETS, MeldKind, MeldSpec, Rules, RulesError, load_rules, preset
-from analyzer.turn import Moment, TurnPlay, answer_turn, place_in_turn, read_moment
+import importlib
+from typing import TYPE_CHECKING, Any
 
 DEFAULT_TIME_LIMIT = 5.0  # seconds; far above what real hands need (see benchmarks)
 
+# Names are imported when first used (PEP 562), so ``import analyzer`` stays light: the command
+# sets up its Ctrl-C handling before CP-SAT and numpy (which starts threads) are loaded.
+_HOMES = {
+    "analyzer.advice": ("Advice", "DiscardRow", "Out"),
+    "analyzer.api": ("advise", "analyze"),
+    "analyzer.arguments": ("OptionError",),
+    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyOption", "Verdict"),
+    "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
+    "analyzer.hand": ("HandError", "read_hand"),
+    "analyzer.result": ("LayDown", "PlacedMeld"),
+    "analyzer.rules": ("PRESETS", "MeldKind", "MeldSpec", "Rules", "RulesError", "check_rules", "load_rules",
+                       "preset"),
+    "analyzer.turn": ("Moment", "TurnPlay"),
+}
+_HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
+
 __all__ = [
-    "Advice", "AdviceError", "BuyAdvice", "BuyOption", "DiscardRow", "Out", "Verdict", "advise",
-    "analyze", "Moment", "TurnPlay", "Card", "CardError", "HandError", "JOKER", "LayDown", "MeldKind", "MeldSpec",
-    "PlacedMeld", "PRESETS", "Rank", "Rules", "RulesError", "Suit", "load_rules", "parse_cards",
-    "preset", "read_hand",
+    "JOKER",
+    "PRESETS",
+    "Advice",
+    "AdviceError",
+    "BuyAdvice",
+    "BuyOption",
+    "Card",
+    "CardError",
+    "DiscardRow",
+    "HandError",
+    "LayDown",
+    "MeldKind",
+    "MeldSpec",
+    "Moment",
+    "OptionError",
+    "Out",
+    "PlacedMeld",
+    "Rank",
+    "Rules",
+    "RulesError",
+    "Suit",
+    "TurnPlay",
+    "Verdict",
+    "advise",
+    "analyze",
+    "check_rules",
+    "load_rules",
+    "parse_cards",
+    "preset",
+    "read_hand",
 ]
 
+if TYPE_CHECKING:
+    from analyzer.advice import Advice, DiscardRow, Out
+    from analyzer.api import advise, analyze
+    from analyzer.arguments import OptionError
+    from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
+    from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
+    from analyzer.hand import HandError, read_hand
+    from analyzer.result import LayDown, PlacedMeld
+    from analyzer.rules import PRESETS, MeldKind, MeldSpec, Rules, RulesError, check_rules, load_rules, preset
+    from analyzer.turn import Moment, TurnPlay
 
-def analyze(
-    hand: str | Iterable[Card],
-    rules: str | Rules = "progressive",
-    round_number: int = 1,
-    players: int | None = None,
-    time_limit: float = DEFAULT_TIME_LIMIT,
-    moment: Moment | str | None = None,
-) -> LayDown:
-    """The analysis of ``hand`` in round ``round_number`` under ``rules``, where it stands in its
-    turn: ``moment`` (``"before-draw"`` or ``"after-draw"``), or told from the hand's size.
-    After the draw a hand that can lay down gets the turn's best play (melds, discard, going
-    out); otherwise the best lay-down, or how many cards away it is (docs/lay-down.md).
 
-    Raises ``HandError`` or ``RulesError`` (both ``ValueError``) for input a user can get wrong,
-    a hand size no turn of the round gives among them.
-    """
-    rule_set = load_rules(rules) if isinstance(rules, str) else rules
-    rule_set.round(round_number)
-    deck = rule_set.deck_for(players)
-    cards = read_hand(hand, rule_set, players)
-    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
-    return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit), cards, place)
+def __getattr__(name: str) -> Any:
+    if name not in _HOME_OF:
+        raise AttributeError(f"module 'analyzer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOME_OF[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOME_OF])

@@ -1,6 +1,6 @@
 """``python -m analyzer`` runs the ``analyze`` command."""
 
-from analyzer.cli import main
+from analyzer.command import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

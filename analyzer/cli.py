@@ -2,7 +2,9 @@
 
 Every mistake a user can make (a bad card, a round the rule set lacks, a missing file, a bad
 batch line...) ends as one line ``analyze: ...`` on stderr and exit status 2; in a batch, as an
-``{"error": ...}`` line in place of that line's answer. A traceback is a bug.
+``{"error": ...}`` line in place of that line's answer. An answer that cannot be written
+(standard output closed or full) is one line and exit status 1; Ctrl-C at any point is
+``analyze: interrupted`` and exit status 130. A traceback is a bug.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from analyzer import (
     HandError,
     LayDown,
     Moment,
+    OptionError,
     PlacedMeld,
     Rules,
     RulesError,
@@ -36,15 +39,28 @@ from analyzer import (
     load_rules,
 )
 from analyzer.advice import DiscardRow
+from analyzer.arguments import MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
-from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
+from analyzer.rules import (
+    ALIASES,
+    PRESETS,
+    ContractMode,
+    DeckRule,
+    Points,
+    parse_rules_text,
+    preset_key,
+    read_rules_file,
+)
 from analyzer.turn import cards_off
+from analyzer.words import plural as _plural
 
 PROG = "analyze"
 DEFAULT_RULES = "progressive"
 MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
+MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
+MAX_NUMBER_DIGITS = 9  # --round, --players...: a whole number of at most this many digits
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
 BATCH_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy", "horizon",
                 "rollouts", "seed", "buys_used", "bought_last")
@@ -53,8 +69,15 @@ FACE = "face value"
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
 
+USER_ERRORS = (HandError, RulesError, AdviceError, OptionError)  # ValueErrors the API documents
+
+
 class UsageError(Exception):
     """A command line, file or batch line the command cannot use; the message is for the user."""
+
+
+class OutputError(Exception):
+    """Standard output is closed or cannot take the answer (a full disk, ``>/dev/full``)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +98,16 @@ def _seconds(text: str) -> float:
 
 
 def _is_time_limit(value: float) -> bool:
-    return math.isfinite(value) and value > 0
+    return math.isfinite(value) and 0 < value <= MAX_TIME_LIMIT
+
+
+def _whole_number(text: str) -> int:
+    """``--round``, ``--players``...: a whole number of a sensible size (never 5000 digits)."""
+    digits = text.strip().lstrip("+-")
+    if not digits.isdigit() or len(digits) > MAX_NUMBER_DIGITS:
+        shown = text if len(text) <= 20 else text[:17] + "..."
+        raise argparse.ArgumentTypeError(f"a whole number of at most {MAX_NUMBER_DIGITS} digits, not {shown!r}")
+    return int(text)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -88,10 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
         "# starts a comment. Exit status: 0 done, 2 bad input (in a batch: some line was bad).",
     )
     parser.add_argument("hand_file", nargs="?", metavar="HAND_FILE", help="file with the hand; - reads standard input")
-    parser.add_argument("-r", "--round", type=int, metavar="N", help="the round (deal) the hand is for, from 1")
+    parser.add_argument("-r", "--round", type=_whole_number, metavar="N", help="the round (deal) the hand is for, from 1")
     parser.add_argument("--rules", metavar="NAME|FILE.toml",
                         help=f"a rule set (see --list-rules) or a TOML rules file; default {DEFAULT_RULES}")
-    parser.add_argument("--players", type=int, metavar="N",
+    parser.add_argument("--players", type=_whole_number, metavar="N",
                         help="players at the table, which decides the decks and jokers (default: the largest deck)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
     moment = parser.add_mutually_exclusive_group()
@@ -111,13 +143,13 @@ def build_parser() -> argparse.ArgumentParser:
     advice.add_argument("--discards", action="store_true", help="the discard table: each card you could discard, "
                         "best first")
     advice.add_argument("--buy", metavar="CARD", help="the discard you are offered: should you buy it?")
-    advice.add_argument("--horizon", type=int, metavar="TURNS",
+    advice.add_argument("--horizon", type=_whole_number, metavar="TURNS",
                         help=f"with --buy: how many of your own turns to look ahead (default {DEFAULT_HORIZON})")
-    advice.add_argument("--rollouts", type=int, metavar="N",
+    advice.add_argument("--rollouts", type=_whole_number, metavar="N",
                         help=f"with --buy: most simulated deals per option (default {DEFAULT_ROLLOUTS}; fewer once "
                         "the verdict is settled)")
-    advice.add_argument("--seed", type=int, metavar="N", help="with --buy: seed of the simulation (default 0)")
-    advice.add_argument("--buys-used", type=int, metavar="N",
+    advice.add_argument("--seed", type=_whole_number, metavar="N", help="with --buy: seed of the simulation (default 0)")
+    advice.add_argument("--buys-used", type=_whole_number, metavar="N",
                         help="with --buy: buys you have already made this round (default 0)")
     advice.add_argument("--bought-last", action="store_true",
                         help="with --buy: the last card bought this round was bought by you")
@@ -125,36 +157,83 @@ def build_parser() -> argparse.ArgumentParser:
                         help=f"analyse one JSON object per line, e.g. {BATCH_SAMPLE}; one JSON line out per "
                         "line in; the other options are the defaults (the fields are named like them: "
                         "\"seen\", \"discards\": true, \"buy\": \"9H\", \"buys_used\"...)")
-    parser.add_argument("--list-rules", action="store_true", help="show the rule sets and their rounds")
+    parser.add_argument("--list-rules", action="store_true",
+                        help="show the rule sets and their rounds; with --rules, only that one (a .toml file: "
+                        "as it was read)")
     parser.add_argument("--example", action="store_true",
                         help=f"analyse the bundled example hand (progressive, round {EXAMPLE_ROUND})")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``analyze`` command (``analyzer.command.main`` is the installed entry point)."""
+    from analyzer.command import main as command
+
+    return command(argv)
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    """Parse the command line and answer it; the exit status."""
     try:
         args = build_parser().parse_args(argv)
         modes = [bool(args.hand_file), args.batch is not None, args.list_rules, args.example]
         if sum(modes) != 1:
             raise UsageError("give one of: a hand file (- for standard input), --batch FILE.jsonl, "
                              "--example, --list-rules")
+        if sys.stdout is None:
+            raise OutputError("standard output is closed: there is nowhere to write the answer")
         if args.list_rules:
-            presets = {name: rules.to_dict() for name, rules in PRESETS.items()}
-            _write(json.dumps(presets, indent=2) if args.json else render_rule_sets())
-            return 0
+            return list_rules(args)
         if args.batch is not None:
             return run_batch(args)
         return run_one(args)
-    except (UsageError, HandError, RulesError, AdviceError) as error:
-        print(f"{PROG}: {_one_line(str(error))}", file=sys.stderr)
+    except (UsageError, *USER_ERRORS) as error:
+        _say(_one_line(str(error)))
         return 2
     except KeyboardInterrupt:
+        _say("interrupted")
         return 130
     except BrokenPipeError:
-        # The reader stopped early (``| head``): nothing to report. Point stdout at devnull so the
-        # interpreter's final flush does not fail again.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        # The reader stopped early (``| head``): nothing to report.
+        _silence_stdout()
         return 1
+    except OutputError as error:
+        _silence_stdout()
+        _say(str(error))
+        return 1
+
+
+def _say(message: str) -> None:
+    """One line ``analyze: ...`` on stderr, if there is a stderr to write to."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        sys.stderr.write(f"{PROG}: {message}\n")
+        sys.stderr.flush()
+
+
+def _silence_stdout() -> None:
+    """Point stdout at devnull, so the interpreter's final flush does not fail again."""
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def list_rules(args: argparse.Namespace) -> int:
+    """Every preset; with ``--rules``, only that rule set (a file: as it was read)."""
+    if args.rules is None:
+        if args.json:
+            _write(json.dumps({name: rules.to_dict() for name, rules in PRESETS.items()}, indent=2))
+        else:
+            _write(render_rule_sets())
+        return 0
+    rules = load_rules(args.rules)
+    if args.json:
+        _write(json.dumps(rules.to_dict(), indent=2))
+    elif args.rules.lower().endswith(".toml"):
+        base = parse_rules_text(read_rules_file(args.rules), args.rules).get("base", DEFAULT_RULES)
+        _write(render_rule_set(rules, f"{rules.name} (read from {args.rules}, based on {preset_key(base)}; "
+                                      f"fields it does not set are {preset_key(base)}'s)"))
+    else:
+        _write(render_rule_set(rules, _rules_title(rules.name)))
+    return 0
 
 
 # ---- one hand --------------------------------------------------------------------------------
@@ -177,7 +256,8 @@ def run_one(args: argparse.Namespace) -> int:
         return 0
     advice = advise(text, rules, round_number, args.players, time_limit=args.time_limit, moment=args.moment,
                     **options)
-    _write(json.dumps(advice.to_dict()) if args.json else render_advice(advice, rules, args.players))
+    _write(json.dumps(advice.to_dict()) if args.json else
+           render_advice(advice, rules, args.players, asked_rules=args.rules))
     return 0
 
 
@@ -188,12 +268,15 @@ ADVICE_DEFAULTS: dict[str, Any] = {
 BUY_ONLY = ("horizon", "rollouts", "seed", "buys_used", "bought_last")
 
 
-def _advice_options(given: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+def _advice_options(given: dict[str, Any], batch: bool = False) -> tuple[dict[str, Any], bool]:
     """The keyword arguments of ``advise`` from the command line's (or a batch line's) options,
-    and whether the JSON answer carries the advice keys (the outs, seen cards, table or a buy)."""
+    and whether the JSON answer carries the advice keys (the outs, seen cards, table or a buy).
+    Errors name the options as the user wrote them: flags, or a batch line's JSON fields."""
     options = {key: given.get(key, default) for key, default in ADVICE_DEFAULTS.items()}
     if options["buy"] is None:
         stray = [key for key in BUY_ONLY if options[key] not in (None, False)]
+        if stray and batch:
+            raise UsageError(f"\"{stray[0]}\" goes with \"buy\" (the offered card, e.g. \"buy\": \"9H\")")
         if stray:
             raise UsageError(f"{'--' + stray[0].replace('_', '-')} goes with --buy CARD")
     chosen: dict[str, Any] = {
@@ -221,17 +304,47 @@ def read_hand_file(name: str) -> str:
 
 @contextlib.contextmanager
 def _opened(name: str, what: str) -> Iterator[IO[bytes]]:
-    """``name`` open for reading bytes (``-``: standard input); why it cannot be, as a message."""
+    """``name`` open for reading bytes (``-``: standard input); why it cannot be, as a message.
+
+    Only a regular file or standard input: a file is opened without waiting (``O_NONBLOCK``: a
+    FIFO with no writer would block the open itself) and refused unless it is a regular file,
+    so no pipe, device (``/dev/zero``), socket or directory named as a file can hang the command."""
+    if name == "-":
+        stream = sys.stdin.buffer if sys.stdin is not None else None
+        if stream is None or _closed(stream):
+            raise UsageError("standard input is closed: give the hand (or the batch) on it, or name a file")
+        yield stream
+        return
     try:
-        stream = sys.stdin.buffer if name == "-" else open(name, "rb")  # noqa: SIM115 (closed below)
+        descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     except FileNotFoundError:
         raise UsageError(f"{what} not found") from None
     except IsADirectoryError:
         raise UsageError(f"{what} is a directory, not a file") from None
-    except OSError as error:
-        raise UsageError(f"{what} cannot be opened: {error.strerror or error}") from None
+    except (OSError, ValueError) as error:
+        raise UsageError(f"{what} cannot be opened: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if stat.S_ISDIR(mode):
+            raise UsageError(f"{what} is a directory, not a file")
+        if not stat.S_ISREG(mode):
+            raise UsageError(f"{what} is not a regular file (a pipe, device or socket); "
+                             f"give a file, or - and pipe it in")
+        os.set_blocking(descriptor, True)
+        stream = os.fdopen(descriptor, "rb")
+    except BaseException:
+        os.close(descriptor)
+        raise
     with stream:
         yield stream
+
+
+def _closed(stream: IO[bytes]) -> bool:
+    try:
+        os.fstat(stream.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return True
+    return stream.closed
 
 
 def _read_limited(stream: IO[bytes], what: str) -> bytes:
@@ -242,7 +355,12 @@ def _read_limited(stream: IO[bytes], what: str) -> bytes:
         info = None
     if info is not None and stat.S_ISREG(info.st_mode) and info.st_size > MAX_FILE_BYTES:
         raise UsageError(too_big)
-    data = stream.read(MAX_FILE_BYTES + 1)  # pipes and devices have no size: read no further
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)  # pipes and devices have no size: read no further
+    except OSError as error:  # /proc/self/mem, a file on a failing disk
+        raise UsageError(f"{what} cannot be read: {error.strerror or error}") from None
+    if data is None:
+        raise UsageError(f"{what} has nothing to read yet")
     if len(data) > MAX_FILE_BYTES:
         raise UsageError(too_big)
     return data
@@ -252,35 +370,47 @@ def _read_limited(stream: IO[bytes], what: str) -> bytes:
 
 
 def run_batch(args: argparse.Namespace) -> int:
-    """One JSON line out per line in, in order; a bad line gets ``{"error": ...}`` and the rest go on.
-    Bad lines are then summed up on stderr, with exit status 2."""
+    """One JSON line out per non-blank line in, in order (a blank line is skipped, with no output
+    line); a bad line gets ``{"error": "line N: ..."}`` and the rest go on. Bad lines are then
+    summed up on stderr, with exit status 2."""
     rules_for = functools.lru_cache(maxsize=None)(load_rules)  # each distinct rule set read once
     errors: list[str] = []
-    number = 0
+    answered = 0
     with _opened(args.batch, "standard input" if args.batch == "-" else f"batch file {args.batch!r}") as stream:
         for number, (line, whole) in enumerate(_batch_lines(stream), start=1):
+            if whole and not line.strip():
+                continue
+            answered += 1
             try:
                 if not whole:
                     raise UsageError(f"the line is longer than {MAX_LINE_BYTES // 1024} KiB")
                 answer = _batch_answer(line, args, rules_for)
-            except (UsageError, HandError, RulesError, AdviceError) as error:
+            except (UsageError, *USER_ERRORS) as error:
                 answer = {"error": f"line {number}: {_one_line(str(error))}"}
                 errors.append(answer["error"])
             _write(json.dumps(answer))
     if errors:
-        raise UsageError(f"{len(errors)} of {number} batch lines had errors, the first at {errors[0]}")
+        raise UsageError(f"{len(errors)} of {answered} batch lines had errors, the first at {errors[0]}")
     return 0
 
 
 def _batch_lines(stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
-    """Each line without its ending, and whether it is whole (a line over the cap is skipped)."""
-    while line := stream.readline(MAX_LINE_BYTES + 1):
-        if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
-            while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
-                pass
-            yield b"", False
-        else:
-            yield line.rstrip(b"\r\n"), True
+    """Each line without its ending, and whether it is whole (a line over the cap is skipped;
+    one with no end in sight, as from ``/dev/zero``, ends the batch)."""
+    try:
+        while line := stream.readline(MAX_LINE_BYTES + 1):
+            if len(line) > MAX_LINE_BYTES and not line.endswith(b"\n"):
+                skipped = len(line)
+                while (rest := stream.readline(MAX_LINE_BYTES)) and not rest.endswith(b"\n"):
+                    skipped += len(rest)
+                    if skipped > MAX_SKIPPED_BYTES:
+                        raise UsageError(f"the batch has a line longer than {MAX_SKIPPED_BYTES // 2**20} MiB: "
+                                         f"is it really a batch of JSON lines?")
+                yield b"", False
+            else:
+                yield line.rstrip(b"\r\n"), True
+    except OSError as error:
+        raise UsageError(f"the batch cannot be read: {error.strerror or error}") from None
 
 
 def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable[[str], Rules]) -> dict[str, Any]:
@@ -288,14 +418,14 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
         text = line.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UsageError("the line is not UTF-8 text") from None
-    if not text.strip():
-        raise UsageError(f"empty line; each line is a JSON object such as {BATCH_SAMPLE}")
     try:
         job = json.loads(text)
     except json.JSONDecodeError as error:
         raise UsageError(f"not JSON ({error.msg} at column {error.colno}); expected e.g. {BATCH_SAMPLE}") from None
     except RecursionError:
         raise UsageError("the JSON is nested too deeply; each line is one flat object") from None
+    except ValueError:  # an integer of thousands of digits
+        raise UsageError("the line holds a number far too large") from None
     if not isinstance(job, dict):
         raise UsageError(f"expected a JSON object such as {BATCH_SAMPLE}, not {text.strip()[:40]!r}")
     unknown = sorted(set(job) - set(BATCH_FIELDS))
@@ -312,7 +442,8 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
     if round_number is None:
         raise UsageError("missing \"round\" (or give --round for every line)")
     if not _is_time_limit(time_limit):
-        raise UsageError(f"a time limit is a positive number of seconds, not {time_limit!r}")
+        raise UsageError(f"\"time_limit\" is a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, "
+                         f"not {json.dumps(time_limit)[:40]}")
     given = {key: value for key, value in vars(defaults).items() if key in ADVICE_DEFAULTS}
     for key, kinds, expected in (("seen", str, "text such as \"9H 9C\""), ("buy", str, "a card such as \"9H\""),
                                  ("horizon", int, "a whole number"), ("rollouts", int, "a whole number"),
@@ -320,7 +451,7 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
         given[key] = _field(job, key, kinds, given[key], expected)
     for key in ("outs", "discards", "bought_last"):
         given[key] = _flag(job, key, given[key])
-    options, asked = _advice_options(given)
+    options, asked = _advice_options(given, batch=True)
     if not asked:
         return analyze(hand, rules_for(rules_name), round_number, players, time_limit, moment).to_dict()
     return advise(hand, rules_for(rules_name), round_number, players, time_limit=time_limit, moment=moment,
@@ -344,19 +475,24 @@ def _field(job: dict[str, Any], key: str, kinds: type | tuple[type, ...], defaul
         return default
     if isinstance(value, bool) or not isinstance(value, kinds):
         raise UsageError(f"{key!r} must be {expected}, not {json.dumps(value)[:40]}")
+    if isinstance(value, int) and abs(value) >= 10**MAX_NUMBER_DIGITS:
+        raise UsageError(f"{key!r} is far too large: a whole number of at most {MAX_NUMBER_DIGITS} digits")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UsageError(f"{key!r} must be a finite number")
     return value
 
 
 # ---- text for people -------------------------------------------------------------------------
 
 
-def render(result: LayDown, rules: Rules) -> str:
+def render(result: LayDown, rules: Rules, asked_rules: str | None = None) -> str:
     """The analysis as a card player reads it: where the hand stands in its turn, then the
-    turn's play (melds, discard, going out), or how far the hand is and what would do it."""
+    turn's play (melds, discard, going out), or how far the hand is and what would do it.
+    ``asked_rules``: the name the player gave (``liverpool`` is shown as ``pagat (liverpool)``)."""
     round_rule = rules.round(result.round)
     where = f", {Moment(result.moment).describe()}" if result.moment else ""
     lines = [
-        f"Rules: {result.rules}, round {result.round} of {len(rules.rounds)}: "
+        f"Rules: {_rules_named(result.rules, asked_rules)}, round {result.round} of {len(rules.rounds)}: "
         f"{round_rule.describe_contract()}, {round_rule.deal} cards dealt"
         + (" (go-out round: every card must be melded)" if result.go_out else ""),
         f"Hand ({len(result.hand)} cards{where}): {faces(result.hand)}",
@@ -440,9 +576,9 @@ def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
     return lines
 
 
-def render_advice(advice: Advice, rules: Rules, players: int | None = None) -> str:
+def render_advice(advice: Advice, rules: Rules, players: int | None = None, asked_rules: str | None = None) -> str:
     """The analysis, then the cards that would help, the discard table and the buy comparison."""
-    blocks = [render(advice.lay_down, rules)]
+    blocks = [render(advice.lay_down, rules, asked_rules)]
     if advice.outs:
         listed = ", ".join(f"{out.card.face} ×{out.unseen}" for out in advice.outs)
         after = " after your discard" if advice.lay_down.moment == Moment.AFTER_DRAW.value else ""
@@ -544,32 +680,43 @@ def _left_line(cards: Sequence[Card], points: int, what: str, when_none: str) ->
 
 def render_rule_sets() -> str:
     """Every preset: source, decks, how melds work, points, and each round's deal and contract."""
-    blocks = []
-    for name, rules in PRESETS.items():
-        aliases = [alias for alias, target in ALIASES.items() if target == name]
-        title = name + (" (default)" if name == DEFAULT_RULES else "") + "".join(f", also {a}" for a in aliases)
-        lines = [title, *_wrapped("source: " + rules.source), *_wrapped("players: " + _decks_text(rules.decks)),
-                 *_wrapped("melds: " + _melds_text(rules)), *_wrapped("play: " + _play_text(rules)),
-                 *_wrapped("points: " + _points_text(rules)),
-                 "    rounds:"]
-        for number, rule in enumerate(rules.rounds, start=1):
-            notes = []
-            if rule.go_out:
-                notes.append("go out")
-            if rule.buys is not None or rule.buy_penalty_cards is not None:
-                notes.append(_buys_text(rules.buys_in(number), rules.buy_penalty_in(number), ""))
-            note = f"  [{'; '.join(notes)}]" if notes else ""
-            lines.append(f"    {number:>6}. {rule.deal:>2} cards: {rule.describe_contract()}{note}")
-        blocks.append("\n".join(lines))
-    return "\n\n".join(blocks)
+    return "\n\n".join(render_rule_set(rules, _rules_title(name)) for name, rules in PRESETS.items())
+
+
+def _rules_title(name: str) -> str:
+    """A preset's title line: ``pagat, also liverpool``, ``progressive (default)``."""
+    aliases = [alias for alias, target in ALIASES.items() if target == name]
+    return name + (" (default)" if name == DEFAULT_RULES else "") + "".join(f", also {a}" for a in aliases)
+
+
+def _rules_named(name: str, asked: str | None) -> str:
+    """The rule set's name as the answer shows it; for an alias the player ``asked`` for, both:
+    ``pagat (liverpool)``."""
+    key = (asked or "").lower()
+    if not key or key.endswith(".toml") or key == name or preset_key(key) != name:
+        return name
+    return f"{name} ({key})"
+
+
+def render_rule_set(rules: Rules, title: str) -> str:
+    """One rule set: source, decks, how melds work, points, and each round's deal and contract."""
+    lines = [title, *_wrapped("source: " + rules.source), *_wrapped("players: " + _decks_text(rules.decks)),
+             *_wrapped("melds: " + _melds_text(rules)), *_wrapped("play: " + _play_text(rules)),
+             *_wrapped("points: " + _points_text(rules)),
+             "    rounds:"]
+    for number, rule in enumerate(rules.rounds, start=1):
+        notes = []
+        if rule.go_out:
+            notes.append("go out")
+        if rule.buys is not None or rule.buy_penalty_cards is not None:
+            notes.append(_buys_text(rules.buys_in(number), rules.buy_penalty_in(number), ""))
+        note = f"  [{'; '.join(notes)}]" if notes else ""
+        lines.append(f"    {number:>6}. {rule.deal:>2} cards: {rule.describe_contract()}{note}")
+    return "\n".join(lines)
 
 
 def _wrapped(text: str) -> list[str]:
     return textwrap.wrap(text, width=96, initial_indent="    ", subsequent_indent="        ")
-
-
-def _plural(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
 def _decks_text(decks: Sequence[DeckRule]) -> str:
@@ -644,12 +791,22 @@ def _points_text(rules: Rules) -> str:
 
 
 def _write(text: str) -> None:
-    """Print, falling back to suit letters (7H) where the terminal cannot show suit symbols."""
+    """Print, falling back to suit letters (7H) where the terminal cannot show suit symbols, and
+    flush: a batch streams its lines, and an output that cannot take them is said at once."""
+    if sys.stdout is None:
+        raise OutputError("standard output is closed: there is nowhere to write the answer")
     try:
-        sys.stdout.write(text + "\n")
-    except UnicodeEncodeError:
-        encoding = sys.stdout.encoding or "ascii"
-        sys.stdout.write(text.translate(SUIT_LETTERS).encode(encoding, "replace").decode(encoding) + "\n")
+        try:
+            sys.stdout.write(text + "\n")
+        except UnicodeEncodeError:
+            encoding = sys.stdout.encoding or "ascii"
+            sys.stdout.write(text.translate(SUIT_LETTERS).encode(encoding, "replace").decode(encoding) + "\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise OutputError(f"cannot write the answer to standard output: {reason}") from None
 
 
 def _one_line(text: str) -> str:

@@ -9,11 +9,16 @@ Nothing else in the project branches on a preset's name.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
+import os
+import re
+import stat
 import tomllib
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from analyzer.cards import Card, Rank
 
@@ -53,8 +58,10 @@ class MeldSpec:
         return {"kind": self.kind.value, "size": self.size}
 
     def describe(self) -> str:
-        noun = {MeldKind.SET: "set", MeldKind.RUN: "run", MeldKind.PAIR: "pair"}[self.kind]
-        return f"{noun} of {self.size}"
+        """``set of 3``, ``run of 4``; a pair is ``pair (2 cards)``, not to be read as a pair of 2s."""
+        if self.kind == MeldKind.PAIR:
+            return f"pair ({self.size} cards)"
+        return f"{self.kind.value} of {self.size}"
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,10 @@ class RoundRule:
         parts = []
         for spec, count in counts.items():
             noun = spec.kind.value + ("s" if count > 1 else "")
-            parts.append(f"{count} {noun} of {spec.size}")
+            if spec.kind == MeldKind.PAIR:
+                parts.append(f"{count} {noun} ({spec.size} cards{' each' if count > 1 else ''})")
+            else:
+                parts.append(f"{count} {noun} of {spec.size}")
         return " + ".join(parts)
 
 
@@ -132,7 +142,7 @@ class Rules:
     def round(self, number: int) -> RoundRule:
         if not 1 <= number <= len(self.rounds):
             raise RulesError(
-                f"round {number} does not exist in {self.name!r}: it has rounds 1 to {len(self.rounds)}"
+                f"round {_show(number)} does not exist in {self.name!r}: it has rounds 1 to {len(self.rounds)}"
             )
         return self.rounds[number - 1]
 
@@ -150,7 +160,7 @@ class Rules:
                 return deck
         low = min(d.min_players for d in self.decks)
         high = max(d.max_players for d in self.decks)
-        raise RulesError(f"{self.name!r} is for {low} to {high} players, not {players}")
+        raise RulesError(f"{self.name!r} is for {low} to {high} players, not {_show(players)}")
 
     def is_wild(self, card: Card) -> bool:
         return card.is_joker or (self.deuces_wild and card.rank == Rank.TWO)
@@ -168,27 +178,273 @@ class Rules:
         return self.buy_penalty_cards if rule.buy_penalty_cards is None else rule.buy_penalty_cards
 
     def to_dict(self) -> dict[str, Any]:
-        return _to_plain(self)
+        plain: dict[str, Any] = _to_plain(self)
+        return plain
+
+
+# ---- the limits of a usable rule set ----------------------------------------------------
+#
+# Every rule set the analyser takes (a preset, a TOML file, a mapping, a ``Rules`` handed to
+# the API) passes ``check_rules``: each field's type and its range of what the game can mean,
+# so no rule set can make the solver, the simulation or memory blow up.
+
+PLAYERS = (1, 12)
+DECKS = (1, 8)
+JOKERS = (0, 32)
+CARD_POINTS = (0, 1000)
+PENALTY_CARDS = (0, 5)
+BUYS = (0, 20)
+WILDS_PER_MELD = (0, 14)
+DEAL = (1, 30)
+ROUNDS = (1, 30)
+MELDS_PER_CONTRACT = (1, 9)
+MELD_SIZES = {MeldKind.SET: (2, 14), MeldKind.PAIR: (2, 14), MeldKind.RUN: (3, 14)}
+RUN_LENGTH = (3, 14)
+DISCARD_TO_GO_OUT = ("required", "optional", "never")
+MOST_BUYS_WHEN_UNLIMITED = 5  # where buying is unlimited a hand is taken to hold at most this many
+TEXT_LENGTH = 200  # name and source
+
+
+def _show(value: Any) -> str:
+    """A value as a message quotes it, cut short: a 5000-digit number is not repeated whole."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**12:
+        return "a number far too large"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _in_range(value: Any, limits: tuple[int, int], name: str, problems: list[str], *, none: str | None = None) -> bool:
+    """Append the problem with ``value`` (a whole number within ``limits``; ``none``: what None
+    means, when it is allowed) to ``problems``; True when it is fine."""
+    if value is None and none is not None:
+        return True
+    low, high = limits
+    also = f" or {none}" if none else ""
+    if not _whole(value):
+        problems.append(f"{name} must be a whole number from {low} to {high}{also}, not {_show(value)}")
+        return False
+    if not low <= value <= high:
+        problems.append(f"{name} must be from {low} to {high}{also}, not {_show(value)}")
+        return False
+    return True
+
+
+def _of_type(value: Any, kind: type, name: str, problems: list[str]) -> bool:
+    if isinstance(value, kind):
+        return True
+    if kind is bool:
+        wanted = "true or false"
+    elif issubclass(kind, enum.Enum):
+        wanted = "one of " + ", ".join(repr(member.value) for member in kind)
+    elif kind is str:
+        wanted = "text"
+    else:
+        wanted = f"a {kind.__name__}"
+    problems.append(f"{name} must be {wanted}, not {_show(value)}")
+    return False
+
+
+def check_rules(rules: Any, where: str = "rules") -> Rules:
+    """``rules`` if it is a rule set the analyser can use, else ``RulesError`` naming every field
+    (and round) that is wrong, with the range it allows. A ``Rules`` of another type is a
+    ``TypeError``.
+
+    >>> check_rules(preset('eveleigh')).name
+    'eveleigh'
+    >>> check_rules(dataclasses.replace(preset('progressive'), buy_penalty_cards=-2))
+    Traceback (most recent call last):
+    ...
+    analyzer.rules.RulesError: rules: buy_penalty_cards must be from 0 to 5, not -2
+    """
+    if not isinstance(rules, Rules):
+        raise TypeError(f"rules must be a Rules value or a rule set's name, not {type(rules).__name__}")
+    problems: list[str] = []
+    for name in ("name", "source"):
+        text = getattr(rules, name)
+        if _of_type(text, str, name, problems) and not 1 <= len(text) <= TEXT_LENGTH and name == "name":
+            problems.append(f"name must be 1 to {TEXT_LENGTH} characters long")
+    for name in ("ace_low", "ace_high", "deuces_wild", "wilds_may_outnumber_naturals", "distinct_set_ranks",
+                 "no_consecutive_buys"):
+        _of_type(getattr(rules, name), bool, name, problems)
+    _of_type(rules.contract_mode, ContractMode, "contract_mode", problems)
+    _of_type(rules.same_suit_runs, SameSuitRuns, "same_suit_runs", problems)
+    if rules.ace_low is False and rules.ace_high is False:
+        problems.append("the ace must be low, high or both (ace_low, ace_high)")
+    run_length_ok = _in_range(rules.max_run_length, RUN_LENGTH, "max_run_length", problems)
+    _in_range(rules.max_wilds_per_meld, WILDS_PER_MELD, "max_wilds_per_meld", problems, none='"any"')
+    if rules.discard_to_go_out not in DISCARD_TO_GO_OUT:
+        problems.append(f"discard_to_go_out must be one of {', '.join(DISCARD_TO_GO_OUT)}, "
+                        f"not {_show(rules.discard_to_go_out)}")
+    buys_ok = _in_range(rules.buys_per_round, BUYS, "buys_per_round", problems, none='"any" (unlimited)')
+    buys_ok &= _in_range(rules.buy_penalty_cards, PENALTY_CARDS, "buy_penalty_cards", problems)
+    _check_points(rules.points, problems)
+    _check_decks(rules.decks, problems)
+    rounds_ok = _check_rounds(rules, problems, run_length_ok)
+    if not problems and rounds_ok and buys_ok:
+        _check_reachable(rules, problems)
+        _check_deal(rules, problems)
+    if problems:
+        raise RulesError(f"{where}: " + "; ".join(problems))
+    return rules
+
+
+def _check_points(points: Any, problems: list[str]) -> None:
+    if not _of_type(points, Points, "points", problems):
+        return
+    if not isinstance(points.by_rank, tuple) or len(points.by_rank) != len(Rank):
+        problems.append(f"points must give one value for each of the {len(Rank)} ranks")
+        return
+    for rank, amount in zip(Rank, points.by_rank):
+        _in_range(amount, CARD_POINTS, f"points.{rank.token}", problems)
+    _in_range(points.joker, CARD_POINTS, "points.joker", problems)
+    _in_range(points.wild_deuce, CARD_POINTS, "points.wild_deuce", problems)
+
+
+def _check_decks(decks: Any, problems: list[str]) -> None:
+    if not isinstance(decks, tuple) or not decks:
+        problems.append("decks must list at least one deck entry")
+        return
+    seats: dict[int, int] = {}
+    for number, deck in enumerate(decks, start=1):
+        name = f"decks entry {number}"
+        if not _of_type(deck, DeckRule, name, problems):
+            continue
+        ok = _in_range(deck.min_players, PLAYERS, f"{name}: the lowest player count", problems)
+        ok &= _in_range(deck.max_players, PLAYERS, f"{name}: the highest player count", problems)
+        _in_range(deck.decks, DECKS, f"{name}: decks", problems)
+        _in_range(deck.jokers, JOKERS, f"{name}: jokers", problems)
+        if ok and deck.min_players > deck.max_players:
+            problems.append(f"{name}: players {deck.min_players} to {deck.max_players} is no range "
+                            f"(the lowest comes first)")
+        elif ok:
+            for players in range(deck.min_players, deck.max_players + 1):
+                if players in seats:
+                    problems.append(f"decks entries {seats[players]} and {number} both cover "
+                                    f"{_plural(players, 'player')}")
+                    break
+                seats[players] = number
+
+
+def _check_rounds(rules: Rules, problems: list[str], run_length_ok: bool) -> bool:
+    """Each round's deal, contract, go-out and buys; True when all are well formed."""
+    rounds = rules.rounds
+    low, high = ROUNDS
+    if not isinstance(rounds, tuple) or not low <= len(rounds) <= high:
+        problems.append(f"rounds must list {low} to {high} rounds")
+        return False
+    before = len(problems)
+    for number, rule in enumerate(rounds, start=1):
+        name = f"round {number}"
+        if not _of_type(rule, RoundRule, name, problems):
+            continue
+        _in_range(rule.deal, DEAL, f"{name}: deal", problems)
+        _of_type(rule.go_out, bool, f"{name}: go_out", problems)
+        _in_range(rule.buys, BUYS, f"{name}: buys", problems, none="absent (the rule set's buys_per_round)")
+        _in_range(rule.buy_penalty_cards, PENALTY_CARDS, f"{name}: buy_penalty_cards", problems,
+                  none="absent (the rule set's buy_penalty_cards)")
+        contract = rule.contract
+        fewest, most = MELDS_PER_CONTRACT
+        if not isinstance(contract, tuple) or not fewest <= len(contract) <= most:
+            count = len(contract) if isinstance(contract, tuple) else _show(contract)
+            problems.append(f"{name}: a contract has {fewest} to {most} melds, not {count}")
+            continue
+        for spec in contract:
+            if not isinstance(spec, MeldSpec) or not isinstance(spec.kind, MeldKind):
+                problems.append(f"{name}: contract entry {_show(spec)} is not a meld")
+                continue
+            smallest, largest = MELD_SIZES[spec.kind]
+            if spec.kind == MeldKind.RUN and run_length_ok:
+                largest = min(largest, rules.max_run_length)
+            what = f"{name}: a {spec.kind.value}'s size"
+            _in_range(spec.size, (smallest, largest), what + (" (at most max_run_length)" if
+                      spec.kind == MeldKind.RUN and largest < 14 else ""), problems)
+    return len(problems) == before
+
+
+def _check_reachable(rules: Rules, problems: list[str]) -> None:
+    """A contract needs no more cards than the deal, the draw and every buy the round allows
+    (with their penalty cards) can put in one hand."""
+    for number, rule in enumerate(rules.rounds, start=1):
+        needed = sum(spec.size for spec in rule.contract)
+        buys = rules.buys_in(number)
+        penalty = rules.buy_penalty_in(number)
+        most_buys = MOST_BUYS_WHEN_UNLIMITED if buys is None else buys
+        most = rule.deal + 1 + most_buys * (1 + penalty)
+        if needed > most:
+            bought = (f" and {_plural(most_buys, 'buy')} of {_plural(1 + penalty, 'card')}" if most_buys
+                      else "")
+            problems.append(f"round {number}: the contract {rule.describe_contract()} needs {needed} cards, "
+                            f"but a hand holds at most {most} (the deal of {rule.deal}, the draw{bought})")
+
+
+def _check_deal(rules: Rules, problems: list[str]) -> None:
+    """Every deck entry can deal every round to its largest table (and turn up a discard)."""
+    deal = max(rule.deal for rule in rules.rounds)
+    for number, deck in enumerate(rules.decks, start=1):
+        cards = 52 * deck.decks + deck.jokers
+        if deck.max_players * deal + 1 > cards:
+            problems.append(f"decks entry {number}: {_plural(deck.decks, 'deck')} and "
+                            f"{_plural(deck.jokers, 'joker')} ({cards} cards) cannot deal {deal} cards to "
+                            f"{_plural(deck.max_players, 'player')}")
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
+
+
+# ---- the contract grammar --------------------------------------------------------------
+
+_MELD_LETTERS = {"S": MeldKind.SET, "R": MeldKind.RUN, "P": MeldKind.PAIR}
+_CONTRACT_PART = re.compile(r"(\d*)([A-Z])(\d*)")
+CONTRACT_HELP = "write it like 2S3+R4 (two sets of 3 and a run of 4; P2 is a pair)"
+
+
+def parse_contract(text: str) -> tuple[MeldSpec, ...]:
+    """``'2S3+R4'``: a set of 3, a set of 3, a run of 4; ``P2`` is a pair. Counts and sizes are
+    whole numbers (``12R4`` is twelve runs of 4); a count is 1 to 9.
+
+    >>> [spec.describe() for spec in parse_contract('2s3 + r4')]
+    ['set of 3', 'set of 3', 'run of 4']
+    >>> parse_contract('0S3')
+    Traceback (most recent call last):
+    ...
+    analyzer.rules.RulesError: contract '0S3': a count of 0 melds; counts are 1 to 9
+    """
+    if not isinstance(text, str):
+        raise RulesError(f"a contract is text such as '2S3+R4', not {_show(text)}")
+    cleaned = "".join(text.split()).upper()
+    if not cleaned:
+        raise RulesError(f"the contract is empty; {CONTRACT_HELP}")
+    melds: list[MeldSpec] = []
+    for part in cleaned.split("+"):
+        match = _CONTRACT_PART.fullmatch(part)
+        if not part or match is None or match[2] not in _MELD_LETTERS or not match[3]:
+            raise RulesError(f"contract {_show(text)}: {part!r} is not a meld; {CONTRACT_HELP}"
+                             if part else f"contract {_show(text)} has an empty part; {CONTRACT_HELP}")
+        count_text, letter, size_text = match.groups()
+        if len(count_text) > 3 or len(size_text) > 3:
+            raise RulesError(f"contract {_show(text)}: {part[:20]!r} has a number far too large")
+        count = int(count_text) if count_text else 1
+        fewest, most = MELDS_PER_CONTRACT
+        if not fewest <= count <= most:
+            raise RulesError(f"contract {_show(text)}: a count of {count} melds; counts are {fewest} to {most}")
+        melds += [MeldSpec(_MELD_LETTERS[letter], int(size_text))] * count
+        if len(melds) > most:
+            raise RulesError(f"contract {_show(text)} has {len(melds)} melds or more; a contract has "
+                             f"{fewest} to {most}")
+    return tuple(melds)
 
 
 # ---- presets ---------------------------------------------------------------------------
 
 
-def _contract(text: str) -> tuple[MeldSpec, ...]:
-    """``'2S3+R4'`` -> set of 3, set of 3, run of 4; ``P2`` is a pair."""
-    kinds = {"S": MeldKind.SET, "R": MeldKind.RUN, "P": MeldKind.PAIR}
-    melds: list[MeldSpec] = []
-    for part in text.split("+"):
-        count = 1
-        while part[0].isdigit():
-            count, part = int(part[0]), part[1:]
-        melds += [MeldSpec(kinds[part[0]], int(part[1:]))] * count
-    return tuple(melds)
-
-
 def _rounds(deals: list[int], contracts: str, go_out: tuple[int, ...] = ()) -> tuple[RoundRule, ...]:
     return tuple(
-        RoundRule(deal, _contract(text), go_out=(number in go_out))
+        RoundRule(deal, parse_contract(text), go_out=(number in go_out))
         for number, (deal, text) in enumerate(zip(deals, contracts.split(), strict=True), start=1)
     )
 
@@ -304,11 +560,19 @@ ALIASES = {"liverpool": "pagat"}
 
 
 def preset(name: str) -> Rules:
+    """A preset by name or alias, any case; an unknown name gets the nearest known one."""
     key = ALIASES.get(name.lower(), name.lower())
     if key not in PRESETS:
-        known = ", ".join(sorted(PRESETS) + sorted(ALIASES))
-        raise RulesError(f"unknown rule set {name!r}; known rule sets: {known}")
+        names = sorted(PRESETS) + sorted(ALIASES)
+        near = difflib.get_close_matches(name.lower()[:40], names, n=1, cutoff=0.6)
+        guess = f"did you mean {near[0]!r}? " if near else ""
+        raise RulesError(f"unknown rule set {_show(name)}; {guess}known rule sets: {', '.join(names)}")
     return PRESETS[key]
+
+
+def preset_key(name: str) -> str:
+    """The preset a name or alias stands for: ``liverpool`` -> ``pagat``."""
+    return ALIASES.get(name.lower(), name.lower())
 
 
 # ---- TOML rule files -------------------------------------------------------------------
@@ -324,52 +588,97 @@ _SIMPLE_FIELDS: dict[str, type] = {
 }
 _OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # a number, or "any" for no limit
 _RANK_KEYS = {"A": 0, "J": 10, "Q": 11, "K": 12, **{str(n): n - 1 for n in range(2, 11)}}
+_KNOWN_FIELDS = sorted({"base", "points", "decks", "rounds", *_SIMPLE_FIELDS, *_ENUM_FIELDS, *_OPTIONAL_INT_FIELDS})
+_ROUND_FIELDS = ("deal", "contract", "go_out", "buys", "buy_penalty_cards")
+_DECK_FIELDS = ("players", "decks", "jokers")
 
 
 MAX_RULES_FILE_BYTES = 64 * 1024  # a rules file is a few lines; refuse anything huge unread
 
 
 def load_rules(name_or_path: str) -> Rules:
-    """A preset by name, or a ``.toml`` file that starts from one (``base = "shanghai"``)."""
+    """A preset by name, or a ``.toml`` file that starts from one (``base = "shanghai"``).
+    The file is read as ``read_rules_file`` says: a regular file, never more than 64 KiB."""
+    if not isinstance(name_or_path, str):
+        raise TypeError(f"rules must be a rule set's name, a .toml file or a Rules value, "
+                        f"not {type(name_or_path).__name__}")
     if not name_or_path.lower().endswith(".toml"):
-        return preset(name_or_path)
-    path = Path(name_or_path)
-    try:
-        with path.open("rb") as file:
-            raw = file.read(MAX_RULES_FILE_BYTES + 1)
-        if len(raw) > MAX_RULES_FILE_BYTES:
-            raise RulesError(f"rules file {name_or_path!r} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB")
-        data = tomllib.loads(raw.decode("utf-8"))
-    except FileNotFoundError:
-        raise RulesError(f"rules file {name_or_path!r} not found") from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise RulesError(f"rules file {name_or_path!r} cannot be read: {error}") from None
-    except tomllib.TOMLDecodeError as error:
-        raise RulesError(f"rules file {name_or_path!r} is not valid TOML: {error}") from None
-    except RecursionError:
-        raise RulesError(f"rules file {name_or_path!r} is nested too deeply to be a rules file") from None
+        return check_rules(preset(name_or_path), name_or_path)
+    data = parse_rules_text(read_rules_file(name_or_path), name_or_path)
     return rules_from_mapping(data, where=name_or_path)
 
 
+def read_rules_file(name: str) -> str:
+    """The text of a rules file: only a regular file, opened without waiting (a FIFO with no
+    writer is refused, not waited on), refused unread when it is larger than the cap."""
+    what = f"rules file {_show(name)}"
+    try:
+        descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    except FileNotFoundError:
+        raise RulesError(f"{what} not found") from None
+    except IsADirectoryError:
+        raise RulesError(f"{what} is a directory, not a file") from None
+    except (OSError, ValueError) as error:
+        raise RulesError(f"{what} cannot be opened: {getattr(error, 'strerror', None) or error}") from None
+    try:
+        info = os.fstat(descriptor)
+        if stat.S_ISDIR(info.st_mode):
+            raise RulesError(f"{what} is a directory, not a file")
+        if not stat.S_ISREG(info.st_mode):
+            raise RulesError(f"{what} is not a regular file (a pipe, device or socket); give a .toml file")
+        if info.st_size > MAX_RULES_FILE_BYTES:
+            raise RulesError(f"{what} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB")
+        raw = os.read(descriptor, MAX_RULES_FILE_BYTES + 1)
+    except OSError as error:
+        raise RulesError(f"{what} cannot be read: {error.strerror or error}") from None
+    finally:
+        os.close(descriptor)
+    if len(raw) > MAX_RULES_FILE_BYTES:
+        raise RulesError(f"{what} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise RulesError(f"{what} is not text (UTF-8)") from None
+
+
+def parse_rules_text(text: str, where: str = "rules") -> dict[str, Any]:
+    """TOML text as a mapping; every way it is not TOML is a ``RulesError``."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise RulesError(f"{where} is not valid TOML: {error}") from None
+    except RecursionError:
+        raise RulesError(f"{where} is nested too deeply to be a rules file") from None
+    except ValueError:  # e.g. an integer of thousands of digits
+        raise RulesError(f"{where} holds a number far too large for a rules file") from None
+
+
 def rules_from_mapping(data: Mapping[str, Any], where: str = "rules") -> Rules:
-    """Apply overrides to a base preset; every unknown field or bad value is an error."""
+    """Apply overrides to a base preset; every unknown field or bad value is a ``RulesError``
+    that names it (and its round), and the result passes ``check_rules``."""
+    if not isinstance(data, Mapping):
+        raise RulesError(f"{where}: rules are a table of fields (base, name, rounds...), not {_show(data)}")
     data = dict(data)
-    base = preset(_expect(data.pop("base", "progressive"), str, "base", where))
+    bad_keys = [key for key in data if not isinstance(key, str)]
+    if bad_keys:
+        raise RulesError(f"{where}: field names are text, not {_show(bad_keys[0])}")
+    base_name = data.pop("base", "progressive")
+    if not isinstance(base_name, str):
+        raise RulesError(f"{where}: base must be a rule set's name such as \"shanghai\", not {_show(base_name)}")
+    base = preset(base_name)
     changes: dict[str, Any] = {"name": f"{base.name}+{Path(where).stem}"}
+    problems: list[str] = []
     for key, value in data.items():
         if key in _SIMPLE_FIELDS:
             changes[key] = _expect(value, _SIMPLE_FIELDS[key], key, where)
         elif key in _ENUM_FIELDS:
             enum_type = _ENUM_FIELDS[key]
-            choices = [member.value for member in enum_type]  # type: ignore[attr-defined]
-            if value not in choices:
-                raise RulesError(f"{where}: {key} must be one of {choices}, not {value!r}")
+            choices = [member.value for member in enum_type]
+            if not isinstance(value, str) or value not in choices:
+                raise RulesError(f"{where}: {key} must be one of {', '.join(choices)}, not {_show(value)}")
             changes[key] = enum_type(value)
         elif key in _OPTIONAL_INT_FIELDS:
-            if value == "any":
-                changes[key] = None
-            else:
-                changes[key] = _expect(value, int, key, where)
+            changes[key] = None if value == "any" else _expect(value, int, key, where, also='or "any"')
         elif key == "points":
             changes[key] = _points(value, base.points, where)
         elif key == "decks":
@@ -377,29 +686,29 @@ def rules_from_mapping(data: Mapping[str, Any], where: str = "rules") -> Rules:
         elif key == "rounds":
             changes[key] = _round_rules(value, where)
         else:
-            known = sorted({"base", "points", "decks", "rounds", *_SIMPLE_FIELDS, *_ENUM_FIELDS,
-                            *_OPTIONAL_INT_FIELDS})
-            raise RulesError(f"{where}: unknown field {key!r}; known fields: {', '.join(known)}")
-    rules = dataclasses.replace(base, **changes)
-    _check(rules, where)
-    return rules
+            problems.append(f"unknown field {key[:40]!r}")
+    if problems:
+        raise RulesError(f"{where}: {'; '.join(problems)}; known fields: {', '.join(_KNOWN_FIELDS)}")
+    return check_rules(dataclasses.replace(base, **changes), where)
 
 
-def _expect(value: Any, kind: type, key: str, where: str) -> Any:
-    if kind is int and (isinstance(value, bool) or not isinstance(value, int)):
-        raise RulesError(f"{where}: {key} must be a whole number, not {value!r}")
+def _expect(value: Any, kind: type, key: str, where: str, also: str = "") -> Any:
+    """``value`` if it is of ``kind`` (whole numbers are never true/false); numbers in range are
+    left to ``check_rules``."""
+    if kind is int and not _whole(value):
+        raise RulesError(f"{where}: {key} must be a whole number{' ' + also if also else ''}, not {_show(value)}")
     if not isinstance(value, kind):
-        raise RulesError(f"{where}: {key} must be {'true or false' if kind is bool else 'text'}, not {value!r}")
+        raise RulesError(f"{where}: {key} must be {'true or false' if kind is bool else 'text'}, not {_show(value)}")
     return value
 
 
 def _points(value: Any, base: Points, where: str) -> Points:
-    if not isinstance(value, dict):
-        raise RulesError(f"{where}: points must be a table such as {{ A = 15, joker = 25 }}")
+    if not isinstance(value, Mapping):
+        raise RulesError(f"{where}: points must be a table such as {{ A = 15, joker = 25 }}, not {_show(value)}")
     by_rank = list(base.by_rank)
     joker, deuce = base.joker, base.wild_deuce
     for key, amount in value.items():
-        amount = _expect(amount, int, f"points.{key}", where)
+        amount = _expect(amount, int, f"points.{str(key)[:20]}", where)
         if str(key).upper() in _RANK_KEYS:
             by_rank[_RANK_KEYS[str(key).upper()]] = amount
         elif key == "joker":
@@ -407,73 +716,72 @@ def _points(value: Any, base: Points, where: str) -> Points:
         elif key == "wild_deuce":
             deuce = amount
         else:
-            raise RulesError(f"{where}: unknown card {key!r} in points (use A, 2..10, J, Q, K, joker, wild_deuce)")
+            raise RulesError(f"{where}: unknown card {_show(key)} in points "
+                             f"(use A, 2..10, J, Q, K, joker, wild_deuce)")
     return Points(tuple(by_rank), joker, deuce)
 
 
 def _decks(value: Any, where: str) -> tuple[DeckRule, ...]:
+    sample = "[{ players = [3, 5], decks = 2, jokers = 4 }]"
     if not isinstance(value, list) or not value:
-        raise RulesError(f"{where}: decks must be a list such as [{{ players = [3, 5], decks = 2, jokers = 4 }}]")
+        raise RulesError(f"{where}: decks must be a list such as {sample}")
+    if len(value) > PLAYERS[1]:
+        raise RulesError(f"{where}: decks has {len(value)} entries; at most {PLAYERS[1]}, one per player count")
     rules = []
-    for entry in value:
-        if not isinstance(entry, dict) or set(entry) != {"players", "decks", "jokers"}:
-            raise RulesError(f"{where}: each entry of decks needs exactly players, decks and jokers")
+    for number, entry in enumerate(value, start=1):
+        name = f"decks entry {number}"
+        if not isinstance(entry, Mapping):
+            raise RulesError(f"{where}: {name} must be a table such as {sample[1:-1]}, not {_show(entry)}")
+        unknown = [key for key in entry if key not in _DECK_FIELDS]
+        missing = [key for key in _DECK_FIELDS if key not in entry]
+        if unknown or missing:
+            said = ([f"unknown key {_show(unknown[0])}"] if unknown else []) + (
+                [f"missing {', '.join(missing)}"] if missing else [])
+            raise RulesError(f"{where}: {name}: {'; '.join(said)} (an entry has players, decks and jokers)")
         players = entry["players"]
-        if isinstance(players, int) and not isinstance(players, bool):
+        if _whole(players):
             players = [players, players]
-        if not (isinstance(players, list) and len(players) == 2 and all(isinstance(p, int) for p in players)):
-            raise RulesError(f"{where}: decks.players must be a number or [lowest, highest], not {players!r}")
-        rules.append(DeckRule(players[0], players[1], _expect(entry["decks"], int, "decks.decks", where),
-                              _expect(entry["jokers"], int, "decks.jokers", where)))
+        if not (isinstance(players, list) and len(players) == 2 and all(_whole(p) for p in players)):
+            raise RulesError(f"{where}: {name}: players must be a number or [lowest, highest], not {_show(players)}")
+        rules.append(DeckRule(players[0], players[1], _expect(entry["decks"], int, f"{name}: decks", where),
+                              _expect(entry["jokers"], int, f"{name}: jokers", where)))
     return tuple(rules)
 
 
 def _round_rules(value: Any, where: str) -> tuple[RoundRule, ...]:
     if not isinstance(value, list) or not value:
         raise RulesError(f"{where}: rounds must be a list such as [{{ deal = 7, contract = \"S3+R4\" }}]")
-    known = {"deal", "contract", "go_out", "buys", "buy_penalty_cards"}
+    if len(value) > ROUNDS[1]:
+        raise RulesError(f"{where}: rounds has {len(value)} rounds; at most {ROUNDS[1]}")
     rounds = []
     for number, entry in enumerate(value, start=1):
-        if not isinstance(entry, dict) or not {"deal", "contract"} <= set(entry) or set(entry) - known:
-            raise RulesError(f"{where}: round {number} needs deal and contract (and may have go_out, buys, buy_penalty_cards)")
-        text = _expect(entry["contract"], str, f"rounds[{number}].contract", where)
+        name = f"round {number}"
+        if not isinstance(entry, Mapping):
+            raise RulesError(f"{where}: {name} must be a table such as {{ deal = 7, contract = \"S3+R4\" }}, "
+                             f"not {_show(entry)}")
+        unknown = [key for key in entry if key not in _ROUND_FIELDS]
+        if unknown:
+            raise RulesError(f"{where}: {name}: unknown key {_show(unknown[0])}; a round has "
+                             f"{', '.join(_ROUND_FIELDS)}")
+        missing = [key for key in ("deal", "contract") if key not in entry]
+        if missing:
+            raise RulesError(f"{where}: {name}: missing {' and '.join(missing)}")
         try:
-            contract = _contract(text.replace(" ", "").upper())
-        except (KeyError, ValueError, IndexError):
-            raise RulesError(f"{where}: round {number}: contract {text!r} is not like '2S3+R4'") from None
+            contract = parse_contract(entry["contract"])
+        except RulesError as error:
+            raise RulesError(f"{where}: {name}: {error}") from None
+        optional = {key: entry.get(key) for key in ("buys", "buy_penalty_cards")}
+        for key, amount in optional.items():
+            if amount is not None:
+                _expect(amount, int, f"{name}: {key}", where)
         rounds.append(RoundRule(
-            deal=_expect(entry["deal"], int, f"rounds[{number}].deal", where),
+            deal=_expect(entry["deal"], int, f"{name}: deal", where),
             contract=contract,
-            go_out=_expect(entry.get("go_out", False), bool, f"rounds[{number}].go_out", where),
-            buys=entry.get("buys"),
-            buy_penalty_cards=entry.get("buy_penalty_cards"),
+            go_out=_expect(entry.get("go_out", False), bool, f"{name}: go_out", where),
+            buys=optional["buys"],
+            buy_penalty_cards=optional["buy_penalty_cards"],
         ))
     return tuple(rounds)
-
-
-def _check(rules: Rules, where: str) -> None:
-    problems = []
-    if not (rules.ace_low or rules.ace_high):
-        problems.append("the ace must be low, high or both")
-    if not 3 <= rules.max_run_length <= 14:
-        problems.append("max_run_length must be 3 to 14")
-    if rules.max_wilds_per_meld is not None and rules.max_wilds_per_meld < 0:
-        problems.append("max_wilds_per_meld cannot be negative")
-    if rules.discard_to_go_out not in ("required", "optional", "never"):
-        problems.append("discard_to_go_out must be required, optional or never")
-    for deck in rules.decks:
-        if deck.decks < 1 or deck.jokers < 0 or deck.min_players > deck.max_players:
-            problems.append(f"deck entry {deck} is impossible")
-    for number, rule in enumerate(rules.rounds, start=1):
-        for spec in rule.contract:
-            low = {MeldKind.SET: 3, MeldKind.RUN: 3, MeldKind.PAIR: 2}[spec.kind]
-            high = rules.max_run_length if spec.kind == MeldKind.RUN else 60
-            if not low <= spec.size <= high:
-                problems.append(f"round {number}: a {spec.kind.value} of {spec.size} is not possible")
-        if rule.deal < 1:
-            problems.append(f"round {number}: deal must be at least 1")
-    if problems:
-        raise RulesError(f"{where}: " + "; ".join(problems))
 
 
 def _to_plain(value: Any) -> Any:

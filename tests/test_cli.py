@@ -226,18 +226,21 @@ def test_batch_answers_each_line_in_order_and_goes_on_after_bad_ones(tmp_path: P
         json.dumps(good[2]),
     ]
     result = run("--batch", hand_file(tmp_path, "\n".join(lines) + "\n", "jobs.jsonl"))
-    message = assert_refused(result, "10 of 13", "line 2")
+    message = assert_refused(result, "9 of 12", "line 2")
     assert "not JSON" in message
     answers = [json.loads(line) for line in result.stdout.splitlines()]
-    assert len(answers) == len(lines)
-    for index, job in zip((0, 2, 12), good):
-        assert answers[index] == analyze(job["hand"], job.get("rules", "progressive"), job["round"],
-                                         job.get("players")).to_dict()
-    errors = {number: answer["error"] for number, answer in enumerate(answers, start=1) if "error" in answer}
-    assert all(set(answers[number - 1]) == {"error"} for number in errors)
-    expected = {2: "not JSON", 4: "'8X'", 5: "empty line", 6: "missing \"round\"", 7: "'no-such-rules'",
+    # One output line per non-blank input line: the blank line 5 is skipped, not answered.
+    numbered = [number for number, line in enumerate(lines, start=1) if line.strip()]
+    assert len(answers) == len(numbered) == len(lines) - 1
+    by_line = dict(zip(numbered, answers))
+    for number, job in zip((1, 3, 13), good):
+        assert by_line[number] == analyze(job["hand"], job.get("rules", "progressive"), job["round"],
+                                          job.get("players")).to_dict()
+    errors = {number: answer["error"] for number, answer in by_line.items() if "error" in answer}
+    assert all(set(by_line[number]) == {"error"} for number in errors)
+    expected = {2: "not JSON", 4: "'8X'", 6: "missing \"round\"", 7: "'no-such-rules'",
                 8: "unknown field 'player'", 9: "JSON object", 10: "'round' must be a whole number",
-                11: "time limit", 12: "nested too deeply"}
+                11: "time_limit", 12: "nested too deeply"}
     assert sorted(errors) == sorted(expected)
     for number, words in expected.items():
         assert errors[number].startswith(f"line {number}: ") and words in errors[number]
@@ -458,7 +461,7 @@ def test_batch_lines_take_the_advice_fields(tmp_path: Path) -> None:
     assert answers[1] == advise(BUYER, "progressive", 2, players=4, buy="9H", rollouts=20, seed=1).to_dict()
     assert answers[2] == analyze(ONE_AWAY, "progressive", 2).to_dict()
     assert "'discards' must be true or false" in answers[3]["error"]
-    assert "--horizon goes with --buy" in answers[4]["error"]
+    assert '"horizon" goes with "buy"' in answers[4]["error"]
     assert "no buying in round 1" in answers[5]["error"]
 
 

@@ -1,0 +1,84 @@
+"""The public entry points, ``analyze`` and ``advise``, with their arguments checked first
+(``analyzer.arguments``); ``analyzer`` re-exports them."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Iterable
+from typing import Any
+
+from analyzer import DEFAULT_TIME_LIMIT
+from analyzer import advice as _advice
+from analyzer.advice import Advice
+from analyzer.arguments import (
+    cards_argument,
+    flag,
+    offered_card,
+    optional_whole_number,
+    rules_in_use,
+    time_limit_in_seconds,
+    whole_number,
+)
+from analyzer.cards import Card
+from analyzer.hand import read_hand
+from analyzer.result import LayDown
+from analyzer.round_solver import RoundSolver
+from analyzer.rules import Rules
+from analyzer.turn import Moment, answer_turn, place_in_turn, read_moment
+
+
+def analyze(
+    hand: str | Iterable[Card],
+    rules: str | Rules = "progressive",
+    round_number: int = 1,
+    players: int | None = None,
+    time_limit: float = DEFAULT_TIME_LIMIT,
+    moment: Moment | str | None = None,
+) -> LayDown:
+    """The analysis of ``hand`` in round ``round_number`` under ``rules``, where it stands in its
+    turn: ``moment`` (``"before-draw"`` or ``"after-draw"``), or told from the hand's size.
+    After the draw a hand that can lay down gets the turn's best play (melds, discard, going
+    out); otherwise the best lay-down, or how many cards away it is (docs/lay-down.md).
+
+    ``hand`` is text or a list of cards and card tokens (``["7H", "8H", "JK"]``).
+
+    Raises ``HandError``, ``RulesError`` or ``OptionError`` (all ``ValueError``) for input a user
+    can get wrong (a hand size no turn of the round gives among them; a time limit of 0), and
+    ``TypeError`` for an argument of the wrong type. A ``Rules`` value passes ``check_rules``.
+    """
+    rule_set = rules_in_use(rules)
+    round_number = whole_number(round_number, "round_number")
+    players = optional_whole_number(players, "players")
+    time_limit = time_limit_in_seconds(time_limit)
+    rule_set.round(round_number)
+    deck = rule_set.deck_for(players)
+    cards = read_hand(hand, rule_set, players)
+    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
+    return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit), cards, place)
+
+
+_ADVISE = inspect.signature(_advice.advise)
+
+
+@functools.wraps(_advice.advise)
+def advise(*args: Any, **kwargs: Any) -> Advice:
+    # The arguments are checked here, as ``analyze`` checks its own, then handed on: wrong types
+    # are a TypeError naming the argument, a Rules value passes check_rules.
+    given = _ADVISE.bind(*args, **kwargs).arguments
+    given["rules"] = rules_in_use(given.get("rules", "progressive"))
+    for name in ("round_number", "horizon", "rollouts", "seed", "buys_used"):
+        if name in given:
+            whole_number(given[name], name)
+    if "players" in given:
+        optional_whole_number(given["players"], "players")
+    for name in ("discards", "bought_last"):
+        if name in given:
+            flag(given[name], name)
+    if given.get("time_limit") is not None:
+        given["time_limit"] = time_limit_in_seconds(given["time_limit"])
+    if "seen" in given:
+        given["seen"] = cards_argument(given["seen"], "the seen cards")
+    if "buy" in given:
+        given["buy"] = offered_card(given["buy"])
+    return _advice.advise(**given)
