@@ -26,12 +26,8 @@ from analyzer.cards import Card, Rank, sorted_cards
 from analyzer.hand import HandError
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import MeldKind, Rules
+from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
 
-# Where the rules allow any number of buys, a hand is taken to hold at most this many: a
-# player who bought more often than this in one round is far outside real play, and a larger
-# hand is more likely a mistake (30 cards pasted for round 1) than a position.
-MOST_BUYS_WHEN_UNLIMITED = 5
 
 
 class Moment(enum.Enum):
