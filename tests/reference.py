@@ -67,6 +67,28 @@ def reference_cards_away(
     return None
 
 
+def reference_fewest_extras(
+    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, max_extra: int = 2
+) -> tuple[int, int] | None:
+    """``reference_cards_away`` and, among the lay-downs with that many extras, the fewest
+    penalty points of the hand's cards left over (what the solver reports as the witness's
+    kept cards). At the fewest extras every extra card is melded (one left over could have
+    been left out), so the leftover is the hand's own cards."""
+    cards = Counter(hand)
+    cache: MeldCache = {}
+    for count in range(max_extra + 1):
+        points: list[int] = []
+        for extra in itertools.combinations_with_replacement(ALL_CARD_KINDS, count):
+            together = cards + Counter(extra)
+            if any(n > deck_copies(card, deck) for card, n in together.items()):
+                continue
+            points += [sum(rules.points_of(card) for card in leftover.elements())
+                       for _, leftover in _lay_downs(together, rules, round_number, cache)]
+        if points:
+            return count, min(points)
+    return None
+
+
 # ---- all lay-downs ---------------------------------------------------------------------
 
 

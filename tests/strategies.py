@@ -51,3 +51,33 @@ def near_contract(draw: st.DrawFn, rule_sets: list[Rules], rounds: list[int], su
     if draw(st.booleans()):
         cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))
     return rules, round_number, tuple(cards[:max_cards])
+
+
+@st.composite
+def same_suit_runs(draw: st.DrawFn, rules: Rules, round_number: int, players: int | None = None,
+                   max_cards: int = 12) -> tuple[Card, ...]:
+    """The round's runs laid in one suit on overlapping windows, capped at the deck's copies of
+    each card (so that some cards are used up and a missing one must be a joker), with a card
+    dropped, a joker swapped in and a stray card added now and then: three same-suit runs in
+    a two-deck game, near the contract."""
+    deck = rules.deck_for(players)
+    suit = draw(st.sampled_from(list(Suit)))
+    base = draw(st.integers(1 if rules.ace_low else 2, 8))
+    cards: list[Card] = []
+    for spec in rules.round(round_number).contract:
+        if spec.kind != MeldKind.RUN:
+            rank = draw(st.sampled_from(list(Rank)))
+            cards += [Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)]
+            continue
+        first = min(draw(st.integers(base, base + 4)), 15 - spec.size)
+        cards += [Card(Rank(1 + (p - 1) % 13), suit) for p in range(first, first + spec.size)]
+    cards = [card for i, card in enumerate(cards) if cards[:i].count(card) < deck.decks]
+    if draw(st.booleans()):
+        del cards[draw(st.integers(0, len(cards) - 1))]
+    if deck.jokers and draw(st.booleans()):
+        cards[draw(st.integers(0, len(cards) - 1))] = JOKER
+    if draw(st.booleans()):
+        stray = draw(st.sampled_from(ALL_NATURALS))
+        if cards.count(stray) < deck.decks:
+            cards.append(stray)
+    return tuple(cards[:max_cards])

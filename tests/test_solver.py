@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
@@ -18,8 +18,8 @@ from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import preset
 from analyzer.validate import leftover_points, validate_lay_down
-from tests.reference import reference_best, reference_cards_away
-from tests.strategies import hands
+from tests.reference import reference_best, reference_cards_away, reference_fewest_extras
+from tests.strategies import hands, same_suit_runs
 
 # (rule set, round) pairs small enough for brute force, covering exact and minimum contracts,
 # every same-suit policy, ace high only, one wild per meld, distinct set ranks, wild 2s, pairs.
@@ -34,7 +34,8 @@ SMALL_ROUNDS = [
 ]
 
 
-def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round_number: int) -> None:
+def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round_number: int,
+                 players: int | None = None) -> None:
     """Re-validate whatever the solver returned, with the independent validator."""
     rules = preset(rules_name)
     assert Counter(result.hand) == Counter(hand)
@@ -48,10 +49,10 @@ def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round
         assert not result.melds
         extra = result.missing
         problems = validate_lay_down(hand, rules, round_number, result.with_missing,
-                                     result.kept_with_missing(), extra=extra)
+                                     result.kept_with_missing(), extra=extra, deck=rules.deck_for(players))
         assert problems == [], result.to_dict()
         for card, count in Counter(hand + extra).items():
-            assert count <= deck_copies(card, rules.deck_for(None))
+            assert count <= deck_copies(card, rules.deck_for(players))
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
@@ -82,6 +83,34 @@ def test_cards_away_matches_brute_force(rules_name: str, round_number: int, data
         assert result.cards_away == expected
     else:
         assert result.cards_away is None or result.cards_away > 2
+
+
+# Three runs in a two-deck game (rounds without the go-out rule; tests/test_go_out.py has the
+# others): with several copies of one suit's cards some cards are used up, and a missing card
+# standing for one of them must be a joker (the strict deck model).
+THREE_RUNS = [("kolsov", 7, None), ("may-i", 7, 4), ("progressive", 7, 4)]
+SOME = settings(max_examples=max(8, settings().max_examples // 4))  # the reference takes up to 2 s
+
+
+@pytest.mark.parametrize("rules_name, round_number, players", THREE_RUNS)
+@SOME
+@given(data=st.data())
+def test_cards_away_with_used_up_cards_matches_brute_force(
+    rules_name: str, round_number: int, players: int | None, data: st.DataObject
+) -> None:
+    rules = preset(rules_name)
+    hand = data.draw(same_suit_runs(rules, round_number, players))
+    result = analyze(hand, rules, round_number, players=players)
+    check_answer(result, hand, rules_name, round_number, players)
+    assert result.proven_optimal
+    expected = reference_fewest_extras(hand, rules, round_number, rules.deck_for(players), max_extra=2)
+    if expected is None:
+        assert result.cards_away is None or result.cards_away > 2
+        return
+    away, kept_points = expected
+    assert result.cards_away == away, result.to_dict()
+    points = result.leftover_points if away == 0 else leftover_points(result.kept_with_missing(), rules)
+    assert points == kept_points, result.to_dict()
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS + [("progressive", 6), ("ill-buy-it", 7)])
@@ -216,3 +245,27 @@ def test_strict_deck_model_when_the_deck_runs_short() -> None:
     assert result.cards_away == reference_cards_away(hand, rules, 6, rules.deck_for(4), max_extra=3)
     assert validate_lay_down(hand, rules, 6, result.with_missing, result.kept_with_missing(),
                              extra=result.missing, deck=rules.deck_for(4)) == []
+
+
+# ---- cards away when a joker must stand for a used-up card (three runs, two decks) --------
+
+
+@pytest.mark.parametrize("hand, away, kept_points", [
+    # 2345 + 234 JK=5 + 5678: the deck's second 5♥ and a joker (or two jokers); 7♥ 8♥ kept.
+    ("2H 2H 3H 3H 4H 4H 5H 6H 7H 7H 8H 8H", 2, 15),
+    # 7♣-10♣ + JK=10♣ J♣ Q♣ K♣ + 10♣-K♣: both 10♣ in hand, so the third is a joker.
+    ("8C 8C 9C 10C 10C JC JC QC QC KC KC 4H 8H", 2, 25),
+    # 4♥ 5♥ 6♥ JK=7♥ + 5♥-8♥ + 7♥-10♥ with the deck's other 9♥.
+    ("4H 5H 5H 6H 6H 7H 7H 8H 8H 10H AC 9S", 2, 30),
+    # 7♣-J♣ + 9♣ 10♣ JK=J♣ Q♣ + J♣-A♣ melds every card; 6♣ 7♣ 8♣ 9♣ would keep a 10♣.
+    ("7C 8C 9C 9C 10C 10C JC JC QC QC KC AC", 1, 0),
+])
+def test_a_missing_joker_for_a_used_up_card_counts_once(hand: str, away: int, kept_points: int) -> None:
+    # kolsov round 7: three runs of 4 (longer allowed), no-touch, one wild per meld, two decks.
+    rules = preset("kolsov")
+    result = lay(hand, "kolsov", 7)
+    assert result.cards_away == away and result.proven_optimal
+    assert validate_lay_down(parse_cards(hand), rules, 7, result.with_missing, result.kept_with_missing(),
+                             extra=result.missing, deck=rules.deck_for(None)) == []
+    assert leftover_points(result.kept_with_missing(), rules) == kept_points
+    assert reference_fewest_extras(parse_cards(hand), rules, 7, rules.deck_for(None)) == (away, kept_points)

@@ -124,7 +124,7 @@ class RunSlot:
         return sum(self.uses.values())
 
     def missing(self) -> cp_model.LinearExprT:
-        """Gaps not filled by the hand's wild cards."""
+        """Gaps not filled by the hand's wild cards: missing naturals and missing jokers alike."""
         return self.length() - self.naturals_used() - self.wilds
 
 
@@ -264,9 +264,10 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
+    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
+    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
     missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
-                     + sum(g.missing_total() for g in sets)
-                     + sum(slot.missing_jokers for slot in runs if slot.missing_jokers is not None))
+                     + sum(g.missing_total() for g in sets))
     points_melded = (
         sum(problem.points(card) * sum(uses) for card, uses in natural_uses.items())
         + sum(problem.points(card) * u for card, u in wild_used.items())
