@@ -17,6 +17,7 @@ from analyzer.cards import Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import preset
+from analyzer.solver import solve_lay_down
 from analyzer.validate import leftover_points, validate_lay_down
 from tests.reference import reference_best, reference_cards_away, reference_fewest_extras
 from tests.strategies import hands, same_suit_runs
@@ -48,8 +49,12 @@ def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round
         assert result.cards_away == len(result.missing) >= 1
         assert not result.melds
         extra = result.missing
-        problems = validate_lay_down(hand, rules, round_number, result.with_missing,
-                                     result.kept_with_missing(), extra=extra, deck=rules.deck_for(players))
+        kept, leftover = hand, result.kept_with_missing()
+        if result.go_out:  # counted in draws: the hand's cards the melds leave out are let go
+            kept, leftover = tuple((Counter(hand) - Counter(leftover)).elements()), ()
+            assert sum(len(meld.cards) for meld in result.with_missing) == len(hand)
+        problems = validate_lay_down(kept, rules, round_number, result.with_missing,
+                                     leftover, extra=extra, deck=rules.deck_for(players))
         assert problems == [], result.to_dict()
         for card, count in Counter(hand + extra).items():
             assert count <= deck_copies(card, rules.deck_for(players))
@@ -111,6 +116,30 @@ def test_cards_away_with_used_up_cards_matches_brute_force(
     assert result.cards_away == away, result.to_dict()
     points = result.leftover_points if away == 0 else leftover_points(result.kept_with_missing(), rules)
     assert points == kept_points, result.to_dict()
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS[::2])
+@SOME
+@given(data=st.data())
+def test_meld_at_most_matches_brute_force(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    # A player who must keep cards in hand: the melds hold at most this many of the hand's cards.
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(3, need - 1), max_size=need + 2))
+    keep = data.draw(st.integers(1, 2))
+    result = solve_lay_down(hand, rules, round_number, rules.deck_for(None), 5.0, meld_at_most=len(hand) - keep)
+    check_answer(result, hand, rules_name, round_number)
+    assert result.proven_optimal
+    best = reference_best(hand, rules, round_number, min_leftover=keep)
+    assert result.can_lay_down == (best is not None)
+    if best is not None:
+        assert len(result.leftover) >= keep and result.leftover_points == best
+        return
+    away = reference_cards_away(hand, rules, round_number, rules.deck_for(None), max_extra=2, min_leftover=keep)
+    if away is None:
+        assert result.cards_away is None or result.cards_away > 2
+    else:
+        assert result.cards_away == away and len(result.kept_with_missing()) >= keep, result.to_dict()
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS + [("progressive", 6), ("ill-buy-it", 7)])
@@ -199,15 +228,20 @@ def test_exact_contract_keeps_the_fourth_card_for_later() -> None:
 
 
 def test_go_out_round_needs_every_card_melded() -> None:
-    # pagat round 7: three runs, every card melded at once, runs may be longer.
+    # pagat round 7: three runs, every card melded at once, runs may be longer. A go-out round
+    # counts draws (tests/test_go_out.py has more): analyze() takes the hand after the draw.
     out = "3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S 4S 5S"
     assert lay(out, "pagat", 7).can_lay_down
-    # K♣ extends 8♣-J♣ only with Q♣ between: one card away.
+    # K♣ extends 8♣-J♣ only with Q♣ between: let the K♣ go and draw a card that fits (or keep
+    # it, draw the Q♣ and let a 3♥ go): one draw, and the melds hold 14 cards.
     stuck = lay(out + " KC", "pagat", 7)
     assert not stuck.can_lay_down and stuck.cards_away == 1
-    assert [c.token for c in stuck.missing] == ["QC"]
-    # K♦ has no diamond run to join and only three runs may be melded: no cards would do.
-    hopeless = lay(out + " KD", "pagat", 7)
+    assert sum(len(meld.cards) for meld in stuck.with_missing) == 14
+    # K♦ has no diamond run to join and only three runs may be melded: it goes, one draw.
+    stray = lay(out + " KD", "pagat", 7)
+    assert stray.cards_away == 1 and stray.kept_with_missing() == parse_cards("KD")
+    # Eleven cards cannot be three runs of 4: no number of draws will do.
+    hopeless = lay("3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S", "pagat", 7)
     assert hopeless.cards_away is None and hopeless.proven_optimal
 
 
