@@ -29,10 +29,11 @@ Candidate = tuple[Counter[Card], Meaning]
 _KIND_INDEX = {card: index for index, card in enumerate(ALL_CARD_KINDS)}
 
 
-def reference_best(hand: Iterable[Card], rules: Rules, round_number: int) -> int | None:
-    """Fewest leftover points over all legal lay-downs of the round's contract, None if none."""
+def reference_best(hand: Iterable[Card], rules: Rules, round_number: int, min_leftover: int = 0) -> int | None:
+    """Fewest leftover points over all legal lay-downs of the round's contract, None if none.
+    ``min_leftover``: only lay-downs that leave at least this many cards in hand."""
     points = [sum(rules.points_of(card) for card in leftover.elements())
-              for _, leftover in _lay_downs(Counter(hand), rules, round_number, {})]
+              for _, leftover in _lay_downs(Counter(hand), rules, round_number, {}, min_leftover=min_leftover)]
     return min(points, default=None)
 
 
@@ -46,13 +47,15 @@ def reference_lay_downs(
 
 
 def reference_cards_away(
-    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, max_extra: int = 3
+    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, max_extra: int = 3,
+    min_leftover: int = 0,
 ) -> int | None:
     """Fewest extra cards (naturals or jokers, within the deck) that allow a legal lay-down.
 
     None when even ``max_extra`` extra cards do not. Every multiset of up to two extras takes
     well under a second on hands of up to nine cards; a third extra (about 26,000 multisets)
-    takes a few seconds, so property tests should pass ``max_extra=2``.
+    takes a few seconds, so property tests should pass ``max_extra=2``. ``min_leftover``: only
+    lay-downs that leave at least this many cards.
     """
     cards = Counter(hand)
     cache: MeldCache = {}
@@ -62,8 +65,83 @@ def reference_cards_away(
             if any(n > deck_copies(card, deck) for card, n in together.items()):
                 continue
             # Same question as "reference_best(...) is not None", stopping at the first lay-down.
-            if next(_lay_downs(together, rules, round_number, cache), None) is not None:
+            if next(_lay_downs(together, rules, round_number, cache, min_leftover=min_leftover), None) is not None:
                 return count
+    return None
+
+
+def reference_fewest_extras(
+    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, max_extra: int = 2,
+    min_leftover: int = 0,
+) -> tuple[int, int] | None:
+    """``reference_cards_away`` and, among the lay-downs with that many extras, the fewest
+    penalty points of the hand's cards left over (what the solver reports as the witness's
+    kept cards). At the fewest extras every extra card is melded (one left over could have
+    been left out), so the leftover is the hand's own cards. ``min_leftover``: only
+    lay-downs that leave at least this many cards."""
+    cards = Counter(hand)
+    cache: MeldCache = {}
+    for count in range(max_extra + 1):
+        points: list[int] = []
+        for extra in itertools.combinations_with_replacement(ALL_CARD_KINDS, count):
+            together = cards + Counter(extra)
+            if any(n > deck_copies(card, deck) for card, n in together.items()):
+                continue
+            points += [sum(rules.points_of(card) for card in leftover.elements())
+                       for _, leftover in _lay_downs(together, rules, round_number, cache,
+                                                     min_leftover=min_leftover)]
+        if points:
+            return count, min(points)
+    return None
+
+
+# ---- go-out rounds, counted in draws -------------------------------------------------------
+
+
+def reference_draws_away(
+    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, before_draw: bool,
+    max_draws: int = 2,
+) -> int | None:
+    """A go-out round's distance in draws (docs/lay-down.md), played out: draw ``k`` cards
+    (every multiset the deck allows), discard ``k - 1`` of the hand's and the drawn cards
+    before the draw, ``k`` after it, and see whether the cards kept go out (meld, every one).
+    The fewest such ``k`` (0 after the draw when the hand goes out as it is), None when up to
+    ``max_draws`` draws do not do it. Drawn cards may be discarded too: that never helps, but
+    nothing here assumes so."""
+    found = _draws(Counter(hand), rules, round_number, deck, before_draw, max_draws, first_only=True)
+    return None if found is None else found[0]
+
+
+def reference_draws_witness(
+    hand: Iterable[Card], rules: Rules, round_number: int, deck: DeckRule, before_draw: bool,
+    max_draws: int = 2,
+) -> tuple[int, int, int] | None:
+    """``reference_draws_away`` and, among every way of getting there in that many draws, the
+    fewest wild cards discarded and then the most penalty points discarded: the solver's
+    choice of what to let go. Slower: every lay-down at that distance is looked at."""
+    return _draws(Counter(hand), rules, round_number, deck, before_draw, max_draws, first_only=False)
+
+
+def _draws(cards: Counter[Card], rules: Rules, round_number: int, deck: DeckRule, before_draw: bool,
+           max_draws: int, first_only: bool) -> tuple[int, int, int] | None:
+    assert rules.round(round_number).go_out, "only go-out rounds are counted in draws"
+    cache: MeldCache = {}
+    for draws in range(1 if before_draw else 0, max_draws + 1):
+        discards = draws - 1 if before_draw else draws
+        best: tuple[int, int] | None = None  # (wild cards discarded, minus the points discarded)
+        for drawn in itertools.combinations_with_replacement(ALL_CARD_KINDS, draws):
+            together = cards + Counter(drawn)
+            if any(n > deck_copies(card, deck) for card, n in together.items()):
+                continue
+            for _, discarded in _lay_downs(together, rules, round_number, cache,
+                                           min_leftover=discards, max_leftover=discards):
+                if first_only:
+                    return draws, 0, 0
+                score = (sum(n for card, n in discarded.items() if rules.is_wild(card)),
+                         -sum(rules.points_of(card) for card in discarded.elements()))
+                best = score if best is None else min(best, score)
+        if best is not None:
+            return draws, best[0], -best[1]
     return None
 
 
@@ -71,13 +149,18 @@ def reference_cards_away(
 
 
 def _lay_downs(
-    cards: Counter[Card], rules: Rules, round_number: int, cache: MeldCache
+    cards: Counter[Card], rules: Rules, round_number: int, cache: MeldCache,
+    min_leftover: int = 0, max_leftover: int | None = None,
 ) -> Iterator[tuple[list[tuple[Candidate, MeldKind]], Counter[Card]]]:
     """Every legal lay-down (with repeats): the melds, each with its contract entry's kind, and
-    the leftover. ``cache`` belongs to ``rules``."""
+    the leftover, which holds ``min_leftover`` to ``max_leftover`` cards (in a go-out round
+    none unless asked: every card is melded). ``cache`` belongs to ``rules``."""
     round_rule = rules.round(round_number)
     contract = round_rule.contract
-    if sum(cards.values()) < sum(spec.size for spec in contract):
+    if max_leftover is None and round_rule.go_out:
+        max_leftover = 0
+    total = sum(cards.values())
+    if total - min_leftover < sum(spec.size for spec in contract):
         return  # not enough cards for the contract's smallest melds
     candidates = {spec: _candidates(cards, spec, rules, round_rule.go_out, cache) for spec in set(contract)}
     # For speed the search keeps multisets as counts indexed like ALL_CARD_KINDS.
@@ -88,10 +171,11 @@ def _lay_downs(
         index: int, remaining: list[int], chosen: list[tuple[Candidate, MeldKind]], first: int
     ) -> Iterator[tuple[list[tuple[Candidate, MeldKind]], Counter[Card]]]:
         if index == len(contract):
-            if not (round_rule.go_out and sum(remaining) > 0):
+            left = sum(remaining)
+            if left >= min_leftover and (max_leftover is None or left <= max_leftover):
                 yield chosen, Counter({ALL_CARD_KINDS[i]: n for i, n in enumerate(remaining) if n})
             return
-        if sum(remaining) < sum(spec.size for spec in contract[index:]):
+        if sum(remaining) - min_leftover < sum(spec.size for spec in contract[index:]):
             return  # the melds still to make cannot fit in the cards left
         spec = contract[index]
         for number in range(first, len(candidates[spec])):

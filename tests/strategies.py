@@ -5,11 +5,17 @@ from __future__ import annotations
 from hypothesis import strategies as st
 
 from analyzer.cards import ALL_CARD_KINDS, ALL_NATURALS, JOKER, Card, Rank, Suit
+from analyzer.hand import deck_copies
 from analyzer.rules import DeckRule, MeldKind, Rules
 
 
 def deck_cards(deck: DeckRule) -> list[Card]:
     return list(ALL_NATURALS) * deck.decks + [JOKER] * deck.jokers
+
+
+def within_deck(cards: list[Card], deck: DeckRule) -> list[Card]:
+    """The cards less the copies beyond what the deck holds."""
+    return [card for i, card in enumerate(cards) if cards[:i].count(card) < deck_copies(card, deck)]
 
 
 @st.composite
@@ -29,10 +35,11 @@ def hands(draw: st.DrawFn, rules: Rules, min_size: int, max_size: int, players: 
 
 @st.composite
 def near_contract(draw: st.DrawFn, rule_sets: list[Rules], rounds: list[int], suits: list[Suit],
-                  max_cards: int) -> tuple[Rules, int, tuple[Card, ...]]:
+                  max_cards: int, within_largest_deck: bool = False) -> tuple[Rules, int, tuple[Card, ...]]:
     """A rule set, a round and up to ``max_cards`` cards built from that round's contract, with
     a card dropped, a joker or 2 swapped in and a stray card added now and then: many such hands
-    can lay down and many just cannot."""
+    can lay down and many just cannot. ``within_largest_deck``: no more copies of a card than
+    the rule set's largest deck holds (a hand the analyser accepts)."""
     rules = draw(st.sampled_from(rule_sets))
     round_number = draw(st.sampled_from(rounds))
     cards: list[Card] = []
@@ -50,4 +57,48 @@ def near_contract(draw: st.DrawFn, rule_sets: list[Rules], rounds: list[int], su
         cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from([JOKER, Card(Rank.TWO, Suit.CLUBS)]))
     if draw(st.booleans()):
         cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))
+    if within_largest_deck:
+        cards = within_deck(cards, rules.deck_for(None))
     return rules, round_number, tuple(cards[:max_cards])
+
+
+@st.composite
+def same_suit_runs(draw: st.DrawFn, rules: Rules, round_number: int, players: int | None = None,
+                   max_cards: int = 12) -> tuple[Card, ...]:
+    """The round's runs laid in one suit on overlapping windows, capped at the deck's copies of
+    each card (so that some cards are used up and a missing one must be a joker), with a card
+    dropped, a joker swapped in and a stray card added now and then: three same-suit runs in
+    a two-deck game, near the contract."""
+    deck = rules.deck_for(players)
+    suit = draw(st.sampled_from(list(Suit)))
+    base = draw(st.integers(1 if rules.ace_low else 2, 8))
+    cards: list[Card] = []
+    for index, spec in enumerate(rules.round(round_number).contract):
+        if spec.kind != MeldKind.RUN:
+            rank = draw(st.sampled_from(list(Rank)))
+            cards += [Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)]
+            continue
+        # The first run at the base, the others a little above: some positions are covered
+        # by all three runs, and the deck has only two copies of their cards.
+        first = min(base + (draw(st.integers(0, spec.size)) if index else 0), 15 - spec.size)
+        cards += [Card(Rank(1 + (p - 1) % 13), suit) for p in range(first, first + spec.size)]
+    cards = within_deck(cards, deck)
+    if draw(st.booleans()):
+        del cards[draw(st.integers(0, len(cards) - 1))]
+    if deck.jokers and draw(st.booleans()):
+        cards[draw(st.integers(0, len(cards) - 1))] = JOKER
+    if draw(st.booleans()):
+        cards.append(draw(st.sampled_from(ALL_NATURALS)))
+    cards = within_deck(cards, deck)
+    if rules.round(round_number).go_out:
+        # Every card must meld: make up the copies the deck lacked with the suit's cards just
+        # below and above the runs (a longer run takes them), so the hand is near the contract.
+        need = sum(spec.size for spec in rules.round(round_number).contract) - draw(st.integers(0, 1))
+        low, high = base - 1, base + 5
+        while len(cards) < need and (low >= (1 if rules.ace_low else 2) or high <= 14):
+            if high <= 14 and (draw(st.booleans()) or low < (1 if rules.ace_low else 2)):
+                position, high = high, high + 1
+            else:
+                position, low = low, low - 1
+            cards = within_deck(cards + [Card(Rank(1 + (position - 1) % 13), suit)], deck)
+    return tuple(cards[:max_cards])

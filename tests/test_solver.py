@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
@@ -18,9 +18,10 @@ from analyzer.cards import Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import preset
+from analyzer.solver import solve_lay_down
 from analyzer.validate import leftover_points, validate_lay_down
-from tests.reference import reference_best, reference_cards_away
-from tests.strategies import hands
+from tests.reference import reference_best, reference_cards_away, reference_fewest_extras
+from tests.strategies import hands, same_suit_runs
 
 # (rule set, round) pairs small enough for brute force, covering exact and minimum contracts,
 # every same-suit policy, ace high only, one wild per meld, distinct set ranks, wild 2s, pairs.
@@ -35,7 +36,8 @@ SMALL_ROUNDS = [
 ]
 
 
-def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round_number: int) -> None:
+def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round_number: int,
+                 players: int | None = None) -> None:
     """Re-validate whatever the solver returned, with the independent validator."""
     rules = preset(rules_name)
     assert Counter(result.hand) == Counter(hand)
@@ -48,11 +50,15 @@ def check_answer(result: LayDown, hand: tuple[Card, ...], rules_name: str, round
         assert result.cards_away == len(result.missing) >= 1
         assert not result.melds
         extra = result.missing
-        problems = validate_lay_down(hand, rules, round_number, result.with_missing,
-                                     result.kept_with_missing(), extra=extra)
+        kept, leftover = hand, result.kept_with_missing()
+        if result.go_out:  # counted in draws: the hand's cards the melds leave out are let go
+            kept, leftover = tuple((Counter(hand) - Counter(leftover)).elements()), ()
+            assert sum(len(meld.cards) for meld in result.with_missing) == len(hand)
+        problems = validate_lay_down(kept, rules, round_number, result.with_missing,
+                                     leftover, extra=extra, deck=rules.deck_for(players))
         assert problems == [], result.to_dict()
         for card, count in Counter(hand + extra).items():
-            assert count <= deck_copies(card, rules.deck_for(None))
+            assert count <= deck_copies(card, rules.deck_for(players))
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
@@ -83,6 +89,58 @@ def test_cards_away_matches_brute_force(rules_name: str, round_number: int, data
         assert result.cards_away == expected
     else:
         assert result.cards_away is None or result.cards_away > 2
+
+
+# Three runs in a two-deck game (rounds without the go-out rule; tests/test_go_out.py has the
+# others): with several copies of one suit's cards some cards are used up, and a missing card
+# standing for one of them must be a joker (the strict deck model).
+THREE_RUNS = [("kolsov", 7, None), ("may-i", 7, 4), ("progressive", 7, 4)]
+SOME = settings(max_examples=max(8, settings().max_examples // 4))  # the reference takes up to 2 s
+
+
+@pytest.mark.parametrize("rules_name, round_number, players", THREE_RUNS)
+@SOME
+@given(data=st.data())
+def test_cards_away_with_used_up_cards_matches_brute_force(
+    rules_name: str, round_number: int, players: int | None, data: st.DataObject
+) -> None:
+    rules = preset(rules_name)
+    hand = data.draw(same_suit_runs(rules, round_number, players))
+    result = analyze(hand, rules, round_number, players=players)
+    check_answer(result, hand, rules_name, round_number, players)
+    assert result.proven_optimal
+    expected = reference_fewest_extras(hand, rules, round_number, rules.deck_for(players), max_extra=2)
+    if expected is None:
+        assert result.cards_away is None or result.cards_away > 2
+        return
+    away, kept_points = expected
+    assert result.cards_away == away, result.to_dict()
+    points = result.leftover_points if away == 0 else leftover_points(result.kept_with_missing(), rules)
+    assert points == kept_points, result.to_dict()
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS[::2])
+@SOME
+@given(data=st.data())
+def test_meld_at_most_matches_brute_force(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    # A player who must keep cards in hand: the melds hold at most this many of the hand's cards.
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=max(3, need - 1), max_size=need + 2))
+    keep = data.draw(st.integers(1, 2))
+    result = solve_lay_down(hand, rules, round_number, rules.deck_for(None), 5.0, meld_at_most=len(hand) - keep)
+    check_answer(result, hand, rules_name, round_number)
+    assert result.proven_optimal
+    best = reference_best(hand, rules, round_number, min_leftover=keep)
+    assert result.can_lay_down == (best is not None)
+    if best is not None:
+        assert len(result.leftover) >= keep and result.leftover_points == best
+        return
+    away = reference_cards_away(hand, rules, round_number, rules.deck_for(None), max_extra=2, min_leftover=keep)
+    if away is None:
+        assert result.cards_away is None or result.cards_away > 2
+    else:
+        assert result.cards_away == away and len(result.kept_with_missing()) >= keep, result.to_dict()
 
 
 @pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS + [("progressive", 6), ("ill-buy-it", 7)])
@@ -172,15 +230,20 @@ def test_exact_contract_keeps_the_fourth_card_for_later() -> None:
 
 
 def test_go_out_round_needs_every_card_melded() -> None:
-    # pagat round 7: three runs, every card melded at once, runs may be longer.
+    # pagat round 7: three runs, every card melded at once, runs may be longer. A go-out round
+    # counts draws (tests/test_go_out.py has more): analyze() takes the hand after the draw.
     out = "3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S 4S 5S"
     assert lay(out, "pagat", 7).can_lay_down
-    # K♣ extends 8♣-J♣ only with Q♣ between: one card away.
+    # K♣ extends 8♣-J♣ only with Q♣ between: let the K♣ go and draw a card that fits (or keep
+    # it, draw the Q♣ and let a 3♥ go): one draw, and the melds hold 14 cards.
     stuck = lay(out + " KC", "pagat", 7)
     assert not stuck.can_lay_down and stuck.cards_away == 1
-    assert [c.token for c in stuck.missing] == ["QC"]
-    # K♦ has no diamond run to join and only three runs may be melded: no cards would do.
-    hopeless = lay(out + " KD", "pagat", 7)
+    assert sum(len(meld.cards) for meld in stuck.with_missing) == 14
+    # K♦ has no diamond run to join and only three runs may be melded: it goes, one draw.
+    stray = lay(out + " KD", "pagat", 7)
+    assert stray.cards_away == 1 and stray.kept_with_missing() == parse_cards("KD")
+    # Eleven cards cannot be three runs of 4: no number of draws will do.
+    hopeless = lay("3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S", "pagat", 7)
     assert hopeless.cards_away is None and hopeless.proven_optimal
 
 
@@ -218,3 +281,27 @@ def test_strict_deck_model_when_the_deck_runs_short() -> None:
     assert result.cards_away == reference_cards_away(hand, rules, 6, rules.deck_for(4), max_extra=3)
     assert validate_lay_down(hand, rules, 6, result.with_missing, result.kept_with_missing(),
                              extra=result.missing, deck=rules.deck_for(4)) == []
+
+
+# ---- cards away when a joker must stand for a used-up card (three runs, two decks) --------
+
+
+@pytest.mark.parametrize("hand, away, kept_points", [
+    # 2345 + 234 JK=5 + 5678: the deck's second 5♥ and a joker (or two jokers); 7♥ 8♥ kept.
+    ("2H 2H 3H 3H 4H 4H 5H 6H 7H 7H 8H 8H", 2, 15),
+    # 7♣-10♣ + JK=10♣ J♣ Q♣ K♣ + 10♣-K♣: both 10♣ in hand, so the third is a joker.
+    ("8C 8C 9C 10C 10C JC JC QC QC KC KC 4H 8H", 2, 25),
+    # 4♥ 5♥ 6♥ JK=7♥ + 5♥-8♥ + 7♥-10♥ with the deck's other 9♥.
+    ("4H 5H 5H 6H 6H 7H 7H 8H 8H 10H AC 9S", 2, 30),
+    # 7♣-J♣ + 9♣ 10♣ JK=J♣ Q♣ + J♣-A♣ melds every card; 6♣ 7♣ 8♣ 9♣ would keep a 10♣.
+    ("7C 8C 9C 9C 10C 10C JC JC QC QC KC AC", 1, 0),
+])
+def test_a_missing_joker_for_a_used_up_card_counts_once(hand: str, away: int, kept_points: int) -> None:
+    # kolsov round 7: three runs of 4 (longer allowed), no-touch, one wild per meld, two decks.
+    rules = preset("kolsov")
+    result = lay(hand, "kolsov", 7)
+    assert result.cards_away == away and result.proven_optimal
+    assert validate_lay_down(parse_cards(hand), rules, 7, result.with_missing, result.kept_with_missing(),
+                             extra=result.missing, deck=rules.deck_for(None)) == []
+    assert leftover_points(result.kept_with_missing(), rules) == kept_points
+    assert reference_fewest_extras(parse_cards(hand), rules, 7, rules.deck_for(None)) == (away, kept_points)

@@ -30,12 +30,12 @@ def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck
                    time_limit: float, *, before_draw: bool = False, meld_at_most: int | None = None) -> LayDown:
     """Best lay-down, or cards away with a witness, for an already checked hand.
 
-    ``before_draw``: in a go-out round the hand is counted in draws (docs/lay-down.md): before
-    the draw the melds must hold one card more than the hand, after it as many cards as the hand,
-    some of them missing cards, the hand's cards they leave out being let go. Elsewhere it
-    changes nothing. ``meld_at_most``: the melds may hold at most this many of the hand's cards
+    In a go-out round the hand is counted in draws (docs/lay-down.md): the melds hold as many
+    cards as the hand (after the draw) or one more (``before_draw``), some of them missing
+    cards, which are the draws; the hand's cards they leave out are let go (discarded on the
+    way). Elsewhere ``before_draw`` changes nothing. ``meld_at_most``: the melds may hold at most this many of the hand's cards
     (a player who may not go out by discarding keeps two cards, one of them to discard)."""
-    return best_lay_down(make_problem(hand, rules, round_number, deck), time_limit)[0]
+    return best_lay_down(make_problem(hand, rules, round_number, deck, before_draw, meld_at_most), time_limit)[0]
 
 
 def best_lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | None]:

@@ -49,6 +49,10 @@ class Problem:
     naturals: tuple[Card, ...]  # distinct cards that can stand for themselves (wild 2s too)
     wild_kinds: tuple[Card, ...]  # distinct wild cards in the hand (the joker, wild 2s)
     positions: tuple[int, ...]  # run positions that exist under the ace rule
+    # Go-out rounds, counted in draws: the melds hold exactly this many cards, the hand's and
+    # missing ones (the hand's size, one more before the draw). None in other rounds.
+    target: int | None = None
+    meld_at_most: int | None = None  # the melds hold at most this many of the hand's cards
 
     @property
     def run_specs(self) -> list[MeldSpec]:
@@ -80,7 +84,8 @@ class Problem:
         return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0))
 
 
-def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule) -> Problem:
+def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
+                 before_draw: bool = False, meld_at_most: int | None = None) -> Problem:
     rule = rules.round(round_number)
     counts = Counter(hand)
     distinct = sorted_cards(counts)
@@ -99,6 +104,8 @@ def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: 
             p for p in range(LOW_ACE, HIGH_ACE + 1)
             if (p != LOW_ACE or rules.ace_low) and (p != HIGH_ACE or rules.ace_high)
         ),
+        target=len(hand) + (1 if before_draw else 0) if rule.go_out else None,
+        meld_at_most=meld_at_most,
     )
 
 
@@ -124,7 +131,7 @@ class RunSlot:
         return sum(self.uses.values())
 
     def missing(self) -> cp_model.LinearExprT:
-        """Gaps not filled by the hand's wild cards."""
+        """Gaps not filled by the hand's wild cards: missing naturals and missing jokers alike."""
         return self.length() - self.naturals_used() - self.wilds
 
 
@@ -238,7 +245,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     model.add(sum(wild_used.values()) == sum(slot.wilds for slot in runs)
               + sum(group.wilds for group in windows) + sum(g.wild_total() for g in sets))
 
-    # Natural cards: no more copies than the hand holds; all of them in a go-out round.
+    # Natural cards: no more copies than the hand holds.
     natural_uses: dict[Card, list[cp_model.IntVar]] = {card: [] for card in problem.naturals}
     for slot in runs:
         for (card, _), use in slot.uses.items():
@@ -251,12 +258,8 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
             natural_uses[card].append(use)
     for card in problem.naturals:
         used = sum(natural_uses[card]) + (wild_used[card] if card in wild_used else 0)
-        if problem.go_out:
-            model.add(used == problem.counts[card])
-        else:
-            model.add(used <= problem.counts[card])
-    if problem.go_out and JOKER in wild_used:
-        model.add(wild_used[JOKER] == problem.counts[JOKER])
+        model.add(used <= problem.counts[card])
+    hand_melded = sum(sum(uses) for uses in natural_uses.values()) + sum(wild_used.values())
 
     cover = None
     if strict_deck and by_window:
@@ -264,17 +267,50 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
+    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
+    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
     missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
-                     + sum(g.missing_total() for g in sets)
-                     + sum(slot.missing_jokers for slot in runs if slot.missing_jokers is not None))
-    points_melded = (
-        sum(problem.points(card) * sum(uses) for card, uses in natural_uses.items())
-        + sum(problem.points(card) * u for card, u in wild_used.items())
-    )
-    # One missing card outweighs every point the hand holds.
-    missing_weight = sum(problem.points(card) for card in problem.hand) + 1
-    model.minimize(missing_weight * missing_total - points_melded)
+                     + sum(g.missing_total() for g in sets))
+    if problem.target is not None:
+        # Go-out round: the melds hold every card of the hand the player ends with, the drawn
+        # (missing) cards among them; the hand's cards they leave out are let go.
+        model.add(hand_melded + missing_total == problem.target)
+    if problem.meld_at_most is not None:
+        model.add(hand_melded <= problem.meld_at_most)
+    model.minimize(_objective(problem, natural_uses, wild_used, missing_total))
     return Model(model, runs, windows, sets, wild_used, missing_total, cover)
+
+
+def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],
+               wild_used: dict[Card, cp_model.IntVar], missing_total: cp_model.LinearExprT) -> cp_model.LinearExprT:
+    """Lexicographic, in one number: fewest missing cards first (one outweighs all the rest).
+
+    Then, in most rounds, the most penalty points melded (the fewest left in hand). In go-out
+    rounds, where the melds' size is fixed and the hand's cards they leave out are let go: the
+    most wild cards melded (a joker is worth keeping), then the fewest penalty points melded
+    (the costliest cards let go), then the lowest ranks melded (of two cards worth the same,
+    the higher one goes). Ties left (9♥ or 9♠) fall to the solver's fixed search: one worker,
+    seed 0, the hand in card order, so the same hand always gets the same answer."""
+    if problem.target is None:
+        points_melded = (sum(problem.points(card) * sum(uses) for card, uses in natural_uses.items())
+                         + sum(problem.points(card) * u for card, u in wild_used.items()))
+        missing_weight = sum(problem.points(card) for card in problem.hand) + 1
+        return missing_weight * missing_total - points_melded
+    wild = set(problem.wild_kinds)
+    wilds_melded = (sum(wild_used.values())
+                    + sum(sum(uses) for card, uses in natural_uses.items() if card in wild))  # a wild 2 as itself
+    rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
+    natural_cost = sum((problem.points(card) * rank_weight + _rank_order(card)) * sum(uses)
+                       for card, uses in natural_uses.items() if card not in wild)
+    wild_weight = sum((problem.points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
+    missing_weight = wild_weight * (len(problem.hand) + 1)
+    return missing_weight * missing_total - wild_weight * wilds_melded + natural_cost
+
+
+def _rank_order(card: Card) -> int:
+    """1 (the two) .. 13 (the ace): the order in which cards worth the same points are kept."""
+    assert card.rank is not None
+    return 13 if card.rank == Rank.ACE else int(card.rank) - 1
 
 
 def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWindows],
@@ -462,6 +498,9 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
     big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
+    # Missing cards only ever make up a shortfall; but in a go-out round, where the melds' size
+    # is fixed, a drawn card may be what makes a set longer.
+    missing_top = spec.size * how_many if problem.target is None else big
 
     count: dict[Rank, cp_model.IntVar] = {}
     uses: dict[Card, cp_model.IntVar] = {}
@@ -492,7 +531,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
             if card.rank == r:
                 uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
         wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
-        missing[r] = model.new_int_var(0, spec.size * how_many, f"{name}.missing[{r.token}]")
+        missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
         wild_like: cp_model.LinearExprT = wilds[r]
         if strict_deck:
             missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
@@ -502,8 +541,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         if problem.minimum:
             model.add(cards >= spec.size * count[r])
             model.add(cards <= big * count[r])
-            # Missing cards only ever make up a shortfall.
-            model.add(missing[r] <= spec.size * count[r])
+            model.add(missing[r] <= (spec.size if problem.target is None else big) * count[r])
         else:
             model.add(cards == spec.size * count[r])
         if rules.max_wilds_per_meld is not None:

@@ -43,12 +43,18 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
     whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
 
+    In a go-out round (counted in draws) a hand before the draw has as outs the cards whose
+    draw lowers its distance: the hand with the card, as a hand after the draw, is closer. They
+    are the missing cards of the best arrangements of the same size, one card more than the
+    hand. (``before_draw=False`` there compares the hand with the hand plus the card, each as a
+    hand after the draw, as ``analyzer.round_solver.outs_by_resolving`` does.)
+
     A card is an out exactly when some lay-down with the fewest missing cards has it among
     the missing ones (adding it then saves one; adding any card saves at most one). So the
     outs are the union of the missing cards over all best arrangements, collected by asking
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
     """
-    problem = make_problem(hand, rules, round_number, deck)
+    problem = make_problem(hand, rules, round_number, deck, before_draw)
     lay_down, built = best_lay_down(problem, time_limit)
     if not lay_down.cards_away:
         return lay_down, frozenset()
@@ -153,10 +159,15 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
 def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> set[Card]:
     """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
     Cards that could not even sit in a meld with ``cards_away - 1`` other missing cards are
-    skipped without asking (``_could_fill_a_gap``)."""
+    skipped without asking (``_could_fill_a_gap``).
+
+    In a go-out round hand + card is a hand after the draw: before the draw that is the same
+    number of cards in the melds. (After the draw it is one more, and hand + card may be closer
+    without melding the card, so there every card is asked.)"""
     outs = set()
+    prefilter = problem.target is None or problem.target > len(problem.hand)
     for card in ALL_CARD_KINDS:
-        if not problem.spare(card) or not _could_fill_a_gap(problem, card, cards_away):
+        if not problem.spare(card) or (prefilter and not _could_fill_a_gap(problem, card, cards_away)):
             continue
         closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
         if _closer_than(closer, cards_away, time_limit):
