@@ -16,6 +16,7 @@ from typing import Any
 from analyzer.cards import ALL_CARD_KINDS, Card
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
+from analyzer.rules import Rules
 from analyzer.simulate import (
     GoingOut,
     PlayerState,
@@ -112,7 +113,7 @@ class BuyAdvice:
         }
 
 
-def check_buy_allowed(rules: Any, round_number: int, buys_used: int, bought_last: bool) -> None:
+def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_last: bool) -> None:
     allowed = rules.buys_in(round_number)
     if allowed == 0:
         raise AdviceError(f"{rules.name!r} allows no buying in round {round_number}")
@@ -134,7 +135,7 @@ def check_simulation(horizon: int | None, rollouts: int, turn: int = DEFAULT_TUR
         raise AdviceError(f"the turn is 1 to {MAX_TURN}, not {turn}")
 
 
-def table_players(rules: Any, players: int | None) -> int:
+def table_players(rules: Rules, players: int | None) -> int:
     """The player count the others' going out is measured for: the given one, else
     ``DEFAULT_PLAYERS`` within the rule set's range."""
     if players is not None:
@@ -241,7 +242,8 @@ def _settled(passing: Sequence[float], buying: Sequence[float]) -> bool:
 
 def _tree_size(kinds: int, turns: int, blind: int) -> int:
     """Draw sequences an exact enumeration visits: one solver call each, at most."""
-    return kinds ** (blind + turns) if turns else kinds ** blind
+    size: int = kinds ** (blind + turns)
+    return size
 
 
 def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, unseen: dict[Card, int],

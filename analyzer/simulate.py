@@ -811,8 +811,8 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
     blocks: list[list[int]] = []  # [went out, in play, turns] per block of turns
     for n in range(1, last + 1):
         tail = at_risk[n] < MIN_AT_RISK  # too few still in play: pool the rest
-        turns = range(n, last + 1) if tail else (n,)
-        blocks.append([sum(out[m] for m in turns), sum(at_risk[m] for m in turns), 1])
+        span = range(n, last + 1) if tail else range(n, n + 1)
+        blocks.append([sum(out[m] for m in span), sum(at_risk[m] for m in span), 1])
         # Going out only gets likelier as the round goes on: pool adjacent turns that say otherwise.
         while len(blocks) > 1 and blocks[-2][0] * blocks[-1][1] > blocks[-1][0] * blocks[-2][1]:
             later = blocks.pop()

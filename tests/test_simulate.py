@@ -4,6 +4,7 @@ same round. Scripted policies make each rule visible; ``SimulatedPlayer`` plays 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter
 
 import pytest
@@ -130,7 +131,7 @@ def test_no_player_buys_twice_in_succession_under_pagat() -> None:
     play_checked(table)
     buyers = [buyer for _, buyer, _ in buys(table)]
     assert len(buyers) >= 10
-    assert all(a != b for a, b in zip(buyers, buyers[1:]))
+    assert all(a != b for a, b in itertools.pairwise(buyers))
     # Without the rule the same two-seat pattern is not forced: the next seat buys each time.
     free = Table.deal(preset("progressive"), 2, 3, seed=4, policies=[Scripted(rules, buy=True)] * 3)
     free.max_turns = 30
