@@ -355,7 +355,8 @@ def _reason(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, penal
     chance = (f"your chance of going out first goes from {passing.go_out_probability:.0%} "
               f"to {buying.go_out_probability:.0%}" if passing.go_out_probability or buying.go_out_probability
               else f"your chance of laying down {when} goes from {passing.lay_down_probability:.0%} "
-                   f"to {buying.lay_down_probability:.0%}")
+                   f"to {buying.lay_down_probability:.0%}" if passing.lay_down_probability or buying.lay_down_probability
+              else f"you cannot lay down {when} either way")
     need = cards_to_lay_down(rules, analyser.round_number)
     discard = " (with the discard that ends the turn)" if need > sum(
         spec.size for spec in rules.round(analyser.round_number).contract) else ""

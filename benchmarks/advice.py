@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--buy-only", action="store_true", help="skip the outs and discard table part")
     args = parser.parse_args(argv)
     rules = preset("progressive")
-    size, buys = (8, 4) if args.quick else (40, 12)
+    size, buys = (8, 4) if args.quick else (40, 20)
     advise("7H 8H 10H 5C 5D 5S", rules, 2)  # load OR-Tools before timing
 
     fast: list[float] = []

@@ -101,6 +101,7 @@ def test_with_no_buy_left_after_this_one_neither_option_ever_lays_down() -> None
     16. What each buy costs in future buys is counted."""
     advice = buy("3H 4H 5H 7S 8S 9S JD QD KD 5C 6C", "7C", "eveleigh", 12, buys_used=1)
     assert advice.passing.lay_down_probability == advice.buying.lay_down_probability == 0.0
+    assert "you cannot lay down by the end of the round either way" in advice.reason
     assert buy("3H 4H 5H 7S 8S 9S JD QD KD 5C 6C", "7C", "eveleigh", 12).passing.lay_down_probability > 0.2
 
 
