@@ -14,7 +14,8 @@ Pieces, each usable alone:
 - ``SimulatedPlayer``: a plain, consistent player built on the analyser (docs/advice.md), both
   a ``Policy`` for the ``Table`` and a state machine the buy verdict drives turn by turn;
 - ``Table``: ``Table.deal(rules, round_number, players, seed)``, ``play_turn()``, ``play()``,
-  events for observers (``Table.observers``) and a record of them (``Table.events``);
+  ``play_until(stop)`` and ``position(seat)`` to halt at a position worth asking about, events
+  for observers (``Table.observers``) and a record of them (``Table.events``);
 - ``going_out_chances``: how likely another player is to go out on each of its turns, measured
   by self-play of ``SimulatedPlayer``s at a ``Table`` and cached (``analyzer.going_out_table``).
 """
@@ -513,6 +514,25 @@ class SeatView:
 
 
 @dataclass(frozen=True)
+class Position:
+    """One seat's view of the table between turns: what a puzzle shows and the advice reads
+    (``advise(position.hand, ..., seen=position.seen, buy=position.face_up, ...)``)."""
+
+    rules: str
+    round_number: int
+    players: int
+    seat: int
+    hand: tuple[Card, ...]  # in card order
+    melds: tuple[tuple[PlacedMeld, ...], ...]  # every seat's melds on the table, by seat
+    discards: tuple[Card, ...]  # the discard pile, its face-up card last
+    face_up: Card | None  # the face-up card while it is still on offer
+    seen: tuple[Card, ...]  # every card the seat can see but its hand and the card on offer
+    turn: int  # own turns played
+    buys_used: int
+    bought_last: bool  # the last buy of the round was this seat's
+
+
+@dataclass(frozen=True)
 class Play:
     """What a player does after its draw: lay down the contract (or not), lay off cards on its
     own melds of earlier turns (meld index, card), discard (None: no discard)."""
@@ -681,6 +701,26 @@ class Table:
         while not self.finished:
             self.play_turn()
         return self.outcome()
+
+    def play_until(self, stop: Callable[[Table], bool]) -> bool:
+        """Play turns until ``stop(table)`` holds between two turns (True) or the round ends
+        first (False): the way to halt at a position worth asking about."""
+        while not self.finished:
+            if stop(self):
+                return True
+            self.play_turn()
+        return False
+
+    def position(self, seat: int) -> Position:
+        """What ``seat`` sees now, between turns."""
+        face_up = self.discards[-1] if self.discards and self.offer_open else None
+        pile = tuple(self.discards[:-1] if face_up is not None else self.discards)
+        on_table = tuple(c for melds in self.melds for meld in melds for c in meld.cards)
+        return Position(self.rules.name, self.round_number, self.players, seat,
+                        tuple(sorted(self.hands[seat], key=Card.sort_key)),
+                        tuple(tuple(melds) for melds in self.melds), tuple(self.discards), face_up,
+                        tuple(sorted(pile + on_table, key=Card.sort_key)), self.turns[seat],
+                        self.buys_used[seat], self.last_buyer == seat)
 
     def outcome(self) -> Outcome:
         points = tuple(0 if seat == self.winner else sum(self.rules.points_of(c) for c in hand)
@@ -884,6 +924,7 @@ __all__ = [
     "Play",
     "PlayerState",
     "Policy",
+    "Position",
     "SeatView",
     "SimulatedPlayer",
     "Table",

@@ -290,3 +290,30 @@ def test_the_presets_going_out_chances_are_shipped() -> None:
     for number in range(1, 8):
         assert f"{rules_fingerprint(rules)}/{number}/4" in TABLE
     assert going_out_chances(rules, 6, 4).games == TABLE[f"{rules_fingerprint(rules)}/6/4"][0]
+
+
+def test_a_table_stops_at_a_position_the_advice_can_read() -> None:
+    """Halt when a card is on offer to seat 1 before seat 0's turn: the buy question of puzzles."""
+    from analyzer import advise
+
+    table = Table.deal(preset("progressive"), 2, 3, seed=5)
+    assert table.play_until(lambda t: t.turn >= 4 and t.current == 0 and t.offer_open)
+    position = table.position(1)
+    assert position.face_up == table.discards[-1] and position.turn == table.turns[1]
+    assert Counter(position.hand) + Counter(position.seen) + Counter([position.face_up]) + \
+        sum((Counter(hand) for seat, hand in enumerate(table.hands) if seat != 1), Counter()) + \
+        Counter(table.stock) == Counter(table.deck)
+    advice = advise(position.hand, position.rules, position.round_number, players=position.players,
+                    seen=position.seen, buy=position.face_up, rollouts=4)
+    assert advice.buy is not None
+    assert not Table.deal(preset("progressive"), 1, 3, seed=1).play_until(lambda t: False)
+
+
+def test_laying_down_is_going_out_in_a_go_out_round() -> None:
+    rules = preset("pagat")  # round 7: three runs of 4, every card melded, no discard
+    player = SimulatedPlayer(RoundSolver(rules, 7, rules.deck_for(4), 5.0))
+    state = player.start(parse_cards("3H 4H 5H 6H 7S 8S 9S 10S JD QD KD"))
+    result = player.play_turn(state, Card.parse("AD"))
+    assert result.went_out and result.discard is None and len(result.laid_down) == 3
+    stuck = player.play_turn(state, Card.parse("2C"))
+    assert not stuck.went_out and stuck.discard is not None and not stuck.laid_down
