@@ -42,8 +42,8 @@ DEFAULT_TIME_LIMIT = 5.0  # per solver call, as the analyser's
 MEASURE_GAMES = 60  # self-play rounds behind a shipped going-out table entry
 QUICK_MEASURE_GAMES = 16  # ...and behind one measured on demand (custom rules, other player counts)
 MEASURE_TURNS_EACH = 40  # self-play rounds stop after this many turns each (nobody out: no chance)
-MIN_AT_RISK = 24
-REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again  # turns with fewer players still in play than this are pooled with the later ones
+MIN_AT_RISK = 24  # turns with fewer players still in play than this are pooled with the later ones
+REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again
 
 
 class TableError(ValueError):
@@ -233,8 +233,8 @@ class SimulatedPlayer:
     (``best_turn``). After laying down it lays off every card that fits one of its melds and
     discards the costliest of the rest, going out when its hand empties as the rules allow.
     It takes the face-up discard instead of drawing when that brings it closer (or, laid down,
-    when the card fits a meld), and buys a card that brings it closer when buying is free, when
-    it then lays down next turn, or when the round needs more cards than drawing ever gives.
+    when the card fits a meld), and buys a card its plan misses when buying is free, when it then
+    lays down next turn, or when the round needs more cards than drawing ever gives.
 
     The hand is solved again only when a card may matter: a hand more than ``REPLAN_WITHIN``
     cards away follows its plan (only the plan's missing cards, or a wild card in their place,
@@ -321,10 +321,6 @@ class SimulatedPlayer:
             return False
         return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
 
-    def outs(self, state: PlayerState) -> frozenset[Card]:
-        """The cards that would bring the hand before its draw closer (``RoundSolver.outs``)."""
-        return self.solver.outs(state.held, before_draw=True)[1]
-
     def may_help(self, state: PlayerState, drawn: Card) -> bool:
         """A quick test that ``drawn`` might be an out, or for a hand 0 away might be melded
         (False: it certainly is not).
@@ -387,13 +383,13 @@ class SimulatedPlayer:
         discard = self.discard_choice(lay_down)
         rest = list(lay_down.hand)
         rest.remove(discard)
-        unused = list(lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand)
-        if discard in unused and lay_down.cards_away is not None:
+        unused = list(lay_down.kept_with_missing()) if lay_down.cards_away else []
+        if discard in unused and not self.go_out_round:
+            # The nearest plan of the hand after the draw did not need the card: it stands.
             unused.remove(discard)
-            after = PlayerState(sorted_cards(rest), (), lay_down.cards_away, tuple(unused), lay_down.missing,
-                                lay_down.with_missing)
-            self._remember(after)
-        else:  # the plan needed it: find the new nearest plan
+            after = self._remember(PlayerState(sorted_cards(rest), (), lay_down.cards_away, tuple(unused),
+                                               lay_down.missing, lay_down.with_missing))
+        else:  # the plan needed it (or the hand cannot tell, or counts in draws): plan again
             after = self.start(rest)
         return TurnResult(after, (), (), discard, False)
 
