@@ -366,12 +366,12 @@ def _reason(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, penal
     held = Counter(cards)
     whole = [meld for meld in before.melds or before.with_missing if not Counter(meld.cards) - held]
     extends = _extended_meld(whole, offered, analyser)
-    what = _what_it_does(before, after, offered, extends, blind, adds, chance)
+    what = _what_it_does(before, after, offered, extends, penalty, blind, adds, chance)
     return short + what[0].lower() + what[1:] if short else what
 
 
-def _what_it_does(before: LayDown, after: LayDown, offered: Card, extends: PlacedMeld | None, blind: str,
-                  adds: str, chance: str) -> str:
+def _what_it_does(before: LayDown, after: LayDown, offered: Card, extends: PlacedMeld | None, penalty: int,
+                  blind: str, adds: str, chance: str) -> str:
     if before.can_lay_down:
         what = f"You can lay down already, so the {offered.face} is not needed for the contract"
         if extends:
@@ -379,9 +379,12 @@ def _what_it_does(before: LayDown, after: LayDown, offered: Card, extends: Place
         return f"{what}; {adds}, and {chance}."
     if after.can_lay_down:
         meld = _meld_with(after.melds, offered)
+        # In a go-out round every card goes down at once: the penalty cards too.
+        then = (", so you lay down on your next turn" if not after.go_out or not penalty else
+                ", but in this go-out round the penalty cards must be melded too")
         return (f"Buying the {offered.face} completes your contract"
                 + (f" (the {meld.kind.value} {meld.describe()})" if meld else "")
-                + f", so you lay down on your next turn; {blind}, and {chance}.")
+                + f"{then}; {blind}, and {chance}.")
     if after.cards_away is not None and before.cards_away is None:
         return (f"The {offered.face} makes your contract reachable ({after.cards_away} cards away); "
                 f"{blind}, and {chance}.")
