@@ -372,7 +372,7 @@ class SimulatedPlayer:
         if state.away is not None and state.away > REPLAN_WITHIN:
             return self._keep_plan(state, drawn)  # far from the contract: it follows its plan
         if state.away is not None and not self.may_help(state, drawn):
-            if state.away == 0 and not self.go_out_round:
+            if state.away == 0 and not self.go_out_round and self._holds_plan(state):
                 # The best lay-down stands; the drawn card is one more leftover card.
                 return self._lay_down(state.plan, list(state.unused) + [drawn])
             return self._keep_plan(state, drawn)
@@ -392,6 +392,11 @@ class SimulatedPlayer:
         else:  # the plan needed it (or the hand cannot tell, or counts in draws): plan again
             after = self.start(rest)
         return TurnResult(after, (), (), discard, False)
+
+    def _holds_plan(self, state: PlayerState) -> bool:
+        """Whether the hand holds every card of its plan's melds (a wild card that filled a
+        missing place stands in the plan as the card it replaced: the hand is solved again)."""
+        return not Counter(card for meld in state.plan for card in meld.cards) - Counter(state.held)
 
     def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card]) -> TurnResult:
         """Lay down ``melds`` with these cards left over, then discard as ``best_turn`` would."""
