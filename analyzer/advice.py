@@ -42,6 +42,7 @@ from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.result import LayDown
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import Rules, load_rules
+from analyzer.turn import Moment, answer_turn, place_in_turn, play_with_discard, read_moment
 
 # ---- result objects --------------------------------------------------------------------------
 
@@ -69,6 +70,8 @@ class DiscardRow:
     card_points: int  # the discarded card's own penalty
     rank: int  # place in the table from 1; equal rows share a rank
     equal_to_previous: bool  # as good as the row above it
+    lays_down: bool = False  # after the draw: discarding it, the hand lays down this turn
+    goes_out: bool = False  # ...and goes out
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -80,6 +83,8 @@ class DiscardRow:
             "card_points": self.card_points,
             "rank": self.rank,
             "equal_to_previous": self.equal_to_previous,
+            "lays_down": self.lays_down,
+            "goes_out": self.goes_out,
         }
 
 
@@ -124,6 +129,7 @@ def advise(
     time_limit: float | None = None,
     buys_used: int = 0,
     bought_last: bool = False,
+    moment: Moment | str | None = None,
     turn: int = DEFAULT_TURN,
 ) -> Advice:
     """The hand's lay-down and outs; with ``discards`` the discard table; with ``buy`` (the
@@ -132,7 +138,9 @@ def advise(
     ``seen``: cards the player has seen (discard pile, melds on the table), not counting the
     offered card. Unseen copies are counted in the deck for ``players`` (None: the rule set's
     largest deck). ``buys_used`` and ``bought_last`` tell whether the rules still allow a buy.
-    ``time_limit`` is per solver call (None: the analyser's default).
+    ``time_limit`` is per solver call (None: the analyser's default). ``moment``: where the hand
+    stands in its turn, ``"before-draw"`` or ``"after-draw"`` (None: told from its size); a buy
+    is asked before the draw.
 
     Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
     can get wrong.
@@ -145,11 +153,16 @@ def advise(
     rule_set.round(round_number)
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
+    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
     seen_cards = _read_cards(seen, "the seen cards")
     check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
     offered = None
     if buy is not None:
         offered = _read_offered(buy)
+        if place.moment is Moment.AFTER_DRAW:
+            raise AdviceError(f"a discard is bought before your draw, and a hand of {len(cards)} cards in round "
+                              f"{round_number} has drawn already; give the hand as it was before the draw "
+                              f"(or say --before-draw)")
         check_buy_allowed(rule_set, round_number, buys_used, bought_last)
         check_deck(cards + seen_cards + (offered,), rule_set, deck,
                    f"the hand, the seen cards and the offered {offered.token}")
@@ -159,11 +172,17 @@ def advise(
     gone = Counter(cards) + Counter(seen_cards) + Counter([offered] if offered else [])
     unseen = {card: max(0, deck_copies(card, deck) - gone[card]) for card in ALL_CARD_KINDS}
 
-    if discards:  # the hand and every hand one card smaller, two at a time
-        analyser.prefetch_outs([cards] + [_without(cards, card) for card in dict.fromkeys(cards)])
-    lay_down, out_cards = analyser.outs(cards)
+    before_draw = place.moment is Moment.BEFORE_DRAW
+    if discards:  # every hand one card smaller that needs solving, two at a time
+        whole = analyser.lay_down(cards, before_draw)
+        analyser.prefetch_outs([_without(cards, card) for card in dict.fromkeys(cards)
+                                if not (whole.can_lay_down and card in whole.leftover)], before_draw=True)
+    lay_down = answer_turn(analyser, cards, place)
+    # After the draw, the hand's outs are those of the hands its best discards leave: a best
+    # arrangement that leaves a card out is one of the hand without it.
+    out_cards = analyser.outs(cards, before_draw)[1] if lay_down.cards_away else frozenset()
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
-    table = _discard_table(analyser, cards, unseen) if discards else None
+    table = _discard_table(analyser, cards, unseen, place.moment) if discards else None
     buy_advice = None
     if offered is not None:
         buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
@@ -197,42 +216,50 @@ def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return tuple(rest)
 
 
-def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int]) -> tuple[DiscardRow, ...]:
+def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
+                   moment: Moment) -> tuple[DiscardRow, ...]:
     """One row per distinct card of the hand, best discard first.
 
-    The discarded copy joins the discard pile, so ``unseen`` (counted with the whole hand) is
-    already right for the hand without it."""
-    whole = analyser.lay_down(cards)
+    After the draw, a row whose discard lets the hand lay down this turn holds that play (the
+    points left when the turn ends); other rows hold the hand without the card as it stands
+    before the next draw. The discarded copy joins the discard pile, so ``unseen`` (counted
+    with the whole hand) is already right for the hand without it."""
+    rules = analyser.rules
+    whole = analyser.lay_down(cards, before_draw=moment is Moment.BEFORE_DRAW)
+    turn_ends = moment is Moment.AFTER_DRAW and whole.can_lay_down and not analyser.go_out
     rows = []
     for card in dict.fromkeys(cards):
-        rest = list(cards)
-        rest.remove(card)
-        points = analyser.rules.points_of(card)
+        rest = _without(cards, card)
+        points = rules.points_of(card)
         away: int | None
         leftover: int | None
-        if whole.can_lay_down and card in whole.leftover:
+        play = play_with_discard(analyser, cards, card, whole) if turn_ends else None
+        if play is not None:
+            away, unseen_outs, leftover = 0, 0, play.points_after_discard
+        elif whole.can_lay_down and card in whole.leftover and not turn_ends:
             # The best lay-down still works without a card it leaves over, and nothing does better
             # (a lay-down without the card is one with the card left over): no solve needed.
             away, unseen_outs, leftover = 0, 0, whole.leftover_points - points
         else:
-            lay_down, outs = analyser.outs(rest)
+            lay_down, outs = analyser.outs(rest, before_draw=True)
             away, unseen_outs = lay_down.cards_away, sum(unseen[out] for out in outs)
             leftover = lay_down.leftover_points if lay_down.can_lay_down else None
         kept = leftover if leftover is not None else analyser.points(rest)
-        rows.append((card, away, unseen_outs, leftover, kept, points))
+        lays_down = play is not None
+        rows.append((card, away, unseen_outs, leftover, kept, points, lays_down, lays_down and play.goes_out))
 
-    def merit(row: tuple[Card, int | None, int, int | None, int, int]) -> tuple[float, int, int]:
-        """Fewest cards away, then most unseen outs, then fewest points kept."""
-        return (math.inf if row[1] is None else row[1]), -row[2], row[4]
+    def merit(row: tuple[Card, int | None, int, int | None, int, int, bool, bool]) -> tuple[float, ...]:
+        """Laying down this turn first; then fewest cards away, most unseen outs, fewest points
+        kept; then a natural card before a wild one of equal standing."""
+        return (not row[6], math.inf if row[1] is None else row[1], -row[2], row[4], rules.is_wild(row[0]))
 
     rows.sort(key=lambda row: (merit(row), row[0].sort_key()))
     table: list[DiscardRow] = []
     for place, row in enumerate(rows, start=1):
         equal = bool(table) and merit(row) == merit(rows[place - 2])
-        table.append(DiscardRow(*row, rank=table[-1].rank if equal else place, equal_to_previous=equal))
+        table.append(DiscardRow(*row[:6], rank=table[-1].rank if equal else place, equal_to_previous=equal,
+                                lays_down=row[6], goes_out=row[7]))
     return tuple(table)
-
-
 
 
 __all__ = [

@@ -27,6 +27,7 @@ from analyzer import (
     AdviceError,
     HandError,
     LayDown,
+    Moment,
     PlacedMeld,
     Rules,
     RulesError,
@@ -38,13 +39,14 @@ from analyzer.advice import DiscardRow
 from analyzer.buy import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points
+from analyzer.turn import cards_off
 
 PROG = "analyze"
 DEFAULT_RULES = "progressive"
 MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
-EXAMPLE_FILE, EXAMPLE_ROUND = "round6.txt", 6  # the bundled hand is for progressive round 6
-BATCH_FIELDS = ("hand", "round", "rules", "players", "time_limit", "seen", "outs", "discards", "buy", "horizon",
+EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
+BATCH_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy", "horizon",
                 "rollouts", "seed", "buys_used", "bought_last")
 BATCH_SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
 FACE = "face value"
@@ -92,6 +94,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--players", type=int, metavar="N",
                         help="players at the table, which decides the decks and jokers (default: the largest deck)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    moment = parser.add_mutually_exclusive_group()
+    moment.add_argument("--before-draw", dest="moment", action="store_const", const=Moment.BEFORE_DRAW.value,
+                        help="the hand is as it stands before your draw (default: told from its size)")
+    moment.add_argument("--after-draw", dest="moment", action="store_const", const=Moment.AFTER_DRAW.value,
+                        help="the hand is as it stands after your draw, when you lay down and discard")
     parser.add_argument("--time-limit", type=_seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                         help=f"stop the search after this long (default {DEFAULT_TIME_LIMIT:g})")
     advice = parser.add_argument_group(
@@ -166,9 +173,10 @@ def run_one(args: argparse.Namespace) -> int:
         text = read_hand_file(args.hand_file)
     options, asked = _advice_options(vars(args))
     if args.json and not asked:
-        _write(json.dumps(analyze(text, rules, round_number, args.players, args.time_limit).to_dict()))
+        _write(json.dumps(analyze(text, rules, round_number, args.players, args.time_limit, args.moment).to_dict()))
         return 0
-    advice = advise(text, rules, round_number, args.players, time_limit=args.time_limit, **options)
+    advice = advise(text, rules, round_number, args.players, time_limit=args.time_limit, moment=args.moment,
+                    **options)
     _write(json.dumps(advice.to_dict()) if args.json else render_advice(advice, rules, args.players))
     return 0
 
@@ -298,6 +306,7 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
     rules_name = _field(job, "rules", str, defaults.rules or DEFAULT_RULES, "a rule set name or a .toml file")
     players = _field(job, "players", int, defaults.players, "a whole number")
     time_limit = _field(job, "time_limit", (int, float), defaults.time_limit, "a number of seconds")
+    moment = _field(job, "moment", str, defaults.moment, "\"before-draw\" or \"after-draw\"")
     if hand is None:
         raise UsageError("missing \"hand\"")
     if round_number is None:
@@ -313,8 +322,9 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
         given[key] = _flag(job, key, given[key])
     options, asked = _advice_options(given)
     if not asked:
-        return analyze(hand, rules_for(rules_name), round_number, players, time_limit).to_dict()
-    return advise(hand, rules_for(rules_name), round_number, players, time_limit=time_limit, **options).to_dict()
+        return analyze(hand, rules_for(rules_name), round_number, players, time_limit, moment).to_dict()
+    return advise(hand, rules_for(rules_name), round_number, players, time_limit=time_limit, moment=moment,
+                  **options).to_dict()
 
 
 def _flag(job: dict[str, Any], key: str, default: bool) -> bool:
@@ -341,19 +351,22 @@ def _field(job: dict[str, Any], key: str, kinds: type | tuple[type, ...], defaul
 
 
 def render(result: LayDown, rules: Rules) -> str:
-    """The analysis as a card player reads it: the melds, what is left and what it costs."""
+    """The analysis as a card player reads it: where the hand stands in its turn, then the
+    turn's play (melds, discard, going out), or how far the hand is and what would do it."""
     round_rule = rules.round(result.round)
+    where = f", {Moment(result.moment).describe()}" if result.moment else ""
     lines = [
         f"Rules: {result.rules}, round {result.round} of {len(rules.rounds)}: "
         f"{round_rule.describe_contract()}, {round_rule.deal} cards dealt"
         + (" (go-out round: every card must be melded)" if result.go_out else ""),
-        f"Hand ({len(result.hand)} cards): {faces(result.hand)}",
-        "",
+        f"Hand ({len(result.hand)} cards{where}): {faces(result.hand)}",
     ]
+    if result.note:
+        lines.append(f"Note: {result.note}")
+    lines.append("")
+    after_draw = result.moment == Moment.AFTER_DRAW.value
     if result.can_lay_down:
-        lines.append("You can go out:" if result.go_out else "You can lay down:")
-        lines += _meld_lines(result.melds)
-        lines.append(_left_line(result.leftover, result.leftover_points, "Left in hand", "Nothing left in hand."))
+        lines += _play_lines(result, rules, after_draw)
         shown = result.melds
     elif result.cards_away is None and result.proven_optimal:
         lines.append("This hand cannot lay down the contract, whatever cards it draws"
@@ -364,14 +377,7 @@ def render(result: LayDown, rules: Rules) -> str:
                      "a longer --time-limit may find a lay-down).")
         return "\n".join(lines)
     else:
-        away = result.cards_away
-        lines.append(f"Not yet: you are {away} card{'s' if away != 1 else ''} away.")
-        lines.append(f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}")
-        lines.append("and then you could lay down:")
-        lines += _meld_lines(result.with_missing)
-        kept = result.kept_with_missing()
-        lines.append(_left_line(kept, sum(rules.points_of(card) for card in kept), "You would keep",
-                                "Every card you hold would be melded."))
+        lines += _away_lines(result, rules, after_draw)
         shown = result.with_missing
     stand_ins = [(card, meaning) for meld in shown for card, meaning in zip(meld.cards, meld.stands_for)
                  if card != meaning]
@@ -385,12 +391,62 @@ def render(result: LayDown, rules: Rules) -> str:
     return "\n".join(lines)
 
 
+def _play_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
+    """A hand that lays down: after the draw the whole turn, before it the lay-down to come."""
+    if result.go_out and after_draw:
+        return ["You go out:", *_meld_lines(result.melds)]
+    if not after_draw:
+        return ["After your draw you can lay down:", *_meld_lines(result.melds),
+                _left_line(result.leftover, result.leftover_points, "Left in hand, with the card you draw",
+                           "Every card you hold is melded; the card you draw is left to discard.")]
+    lines = ["You can lay down:", *_meld_lines(result.melds)]
+    if result.discard is None:
+        lines.append("and meld every card: you go out without a discard.")
+        return lines
+    if result.goes_out:
+        lines.append(f"and discard {result.discard.face}: you go out.")
+        return lines
+    kept = list(result.leftover)
+    kept.remove(result.discard)
+    lines.append(f"and discard {result.discard.face}: you keep {faces(kept)} "
+                 f"({_plural(result.points_after_discard or 0, 'point')}).")
+    for card, meld in cards_off(kept, result.melds, rules):
+        lines.append(f"(On a later turn you can lay off the {card.face} on your {meld.kind.value} {meld.describe()}.)")
+    return lines
+
+
+def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
+    """A hand that cannot lay down this turn: how far it is and one way there."""
+    away = result.cards_away
+    assert away is not None
+    let_go = result.kept_with_missing()
+    if result.go_out:
+        # Go-out rounds count draws: each turn draws a card and lets one go (docs/lay-down.md).
+        lines = [f"Not {'this turn' if after_draw else 'yet'}: you are {_plural(away, 'draw')} from going out "
+                 "(each turn you draw a card and discard one)."]
+        if after_draw and let_go:
+            lines.append(f"Let go of {faces(let_go)} (discard {'it' if len(let_go) == 1 else 'them'} on this and "
+                         f"later turns), draw {result.describe_missing()}, and you could go out:")
+        elif let_go:
+            lines.append(f"Draw {result.describe_missing()} and let go of {faces(let_go)}, and you could go out:")
+        else:
+            lines.append(f"Draw {result.describe_missing()}, and you could go out:")
+        return lines + _meld_lines(result.with_missing)
+    lines = [f"Not {'this turn' if after_draw else 'yet'}: you are {_plural(away, 'card')} away.",
+             f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}",
+             "and then you could lay down:", *_meld_lines(result.with_missing),
+             _left_line(let_go, sum(rules.points_of(card) for card in let_go), "You would keep",
+                        "Every card you hold would be melded.")]
+    return lines
+
+
 def render_advice(advice: Advice, rules: Rules, players: int | None = None) -> str:
     """The analysis, then the cards that would help, the discard table and the buy comparison."""
     blocks = [render(advice.lay_down, rules)]
     if advice.outs:
         listed = ", ".join(f"{out.card.face} ×{out.unseen}" for out in advice.outs)
-        blocks.append(f"Cards that help (unseen copies): {listed} — {advice.unseen_outs} in all\n"
+        after = " after your discard" if advice.lay_down.moment == Moment.AFTER_DRAW.value else ""
+        blocks.append(f"Cards that help{after} (unseen copies): {listed} — {advice.unseen_outs} in all\n"
                       + _unseen_note(advice, rules, players))
     if advice.discards is not None:
         blocks.append(_discard_lines(advice.discards))
@@ -413,25 +469,34 @@ def _unseen_note(advice: Advice, rules: Rules, players: int | None) -> str:
 
 
 def _discard_lines(rows: Sequence[DiscardRow]) -> str:
-    """The discard table, best first, columns aligned, equal rows marked ``2=``."""
+    """The discard table, best first, columns aligned, equal rows marked ``2=``; the equal best
+    rows are one line, "any of" their cards."""
     header = ("rank", "discard", "cards away", "unseen outs", "points kept", "card points")
     tied = {row.rank for row in rows if row.equal_to_previous}
+    best = [row for row in rows if row.rank == 1]
+    grouped = [best[0], *[row for row in rows if row.rank != 1]]
     cells = [
-        (f"{row.rank}{'=' if row.rank in tied else ''}", row.card.face,
+        ("1" if row.rank == 1 else f"{row.rank}{'=' if row.rank in tied else ''}",
+         row.card.face if row.rank != 1 or len(best) == 1 else "any of " + " ".join(r.card.face for r in best),
          "never" if row.cards_away is None else str(row.cards_away), str(row.unseen_outs), str(row.points_kept),
-         str(row.card_points))
-        for row in rows
+         str(row.card_points) if row.rank != 1 or len(best) == 1 else
+         "")
+        for row in grouped
     ]
     widths = [max(len(text) for text in column) for column in zip(header, *cells)]
     lines = ["Which card to discard, best first:",
              "  " + "  ".join(f"{text:<{w}}" if i < 2 else f"{text:>{w}}" for i, (text, w) in
                               enumerate(zip(header, widths)))]
-    for row, line in zip(rows, cells):
+    for row, line in zip(grouped, cells):
         text = "  " + "  ".join(f"{cell:<{w}}" if i < 2 else f"{cell:>{w}}" for i, (cell, w) in
                                 enumerate(zip(line, widths)))
-        lines.append(text + ("  ← discard this" if row.rank == 1 else ""))
-    lines.append("(points kept: what the best lay-down leaves when 0 away, else all the cards you keep; "
-                 "unseen outs: unseen copies of the cards that would then help)")
+        if row.rank == 1:
+            text += "  ← discard " + ("this" if len(best) == 1 else "any of these")
+            text += ": you go out" if row.goes_out else ": you lay down" if row.lays_down else ""
+        lines.append(text)
+    lines.append("(points kept: when you lay down this turn, what you hold once the turn ends; else what the "
+                 "best lay-down leaves when 0 away, or all the cards you keep; unseen outs: unseen copies of "
+                 "the cards that would then help)")
     return "\n".join(lines)
 
 

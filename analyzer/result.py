@@ -47,6 +47,12 @@ class LayDown:
     missing: tuple[Card, ...]  # one set of cards_away cards that would make it possible
     with_missing: tuple[PlacedMeld, ...]  # the lay-down those missing cards would allow
     proven_optimal: bool  # False when the time limit stopped the search first
+    # The turn (analyzer.turn): where the hand stands and, after the draw, the turn's play.
+    moment: str | None = None  # "before-draw" or "after-draw"; None: not placed in a turn
+    note: str | None = None  # about the hand's size, e.g. fewer cards than dealt
+    discard: Card | None = None  # after the draw, laying down: the turn's discard (None: no discard)
+    points_after_discard: int | None = None  # after the draw, laying down: held when the turn ends
+    goes_out: bool = False  # the turn's play leaves no card in hand
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +69,11 @@ class LayDown:
             "missing": tokens(self.missing),
             "with_missing": [meld.to_dict() for meld in self.with_missing],
             "proven_optimal": self.proven_optimal,
+            "moment": self.moment,
+            "note": self.note,
+            "discard": None if self.discard is None else self.discard.token,
+            "points_after_discard": self.points_after_discard,
+            "goes_out": self.goes_out,
         }
 
     def describe_missing(self) -> str:

@@ -61,30 +61,32 @@ class RoundSolver:
         self.rules, self.round_number, self.deck, self.time_limit = rules, round_number, deck, time_limit
         self.go_out = rules.round(round_number).go_out
         self.find_outs = find_outs or outs_finder()
-        self._lay_downs: dict[Key, LayDown] = {}
+        self._lay_downs: dict[tuple[Key, int | None], LayDown] = {}  # with meld_at_most
         self._outs: dict[Key, frozenset[Card]] = {}
 
     def _key(self, cards: Iterable[Card], before_draw: bool) -> Key:
         return sorted_cards(cards), before_draw and self.go_out
 
-    def lay_down(self, cards: Iterable[Card], before_draw: bool = False) -> LayDown:
+    def lay_down(self, cards: Iterable[Card], before_draw: bool = False, meld_at_most: int | None = None) -> LayDown:
+        """The solver's answer; ``meld_at_most``: the melds take at most that many of the cards."""
         key = self._key(cards, before_draw)
-        if key not in self._lay_downs:
-            self._lay_downs[key] = solver.solve_lay_down(key[0], self.rules, self.round_number, self.deck,
-                                                         self.time_limit, before_draw=key[1])
-        return self._lay_downs[key]
+        if (key, meld_at_most) not in self._lay_downs:
+            self._lay_downs[key, meld_at_most] = solver.solve_lay_down(
+                key[0], self.rules, self.round_number, self.deck, self.time_limit, before_draw=key[1],
+                meld_at_most=meld_at_most)
+        return self._lay_downs[key, meld_at_most]
 
     def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
         key = self._key(cards, before_draw)
         if key not in self._outs:
             self._store_outs(key, self._find(key))
-        return self._lay_downs[key], self._outs[key]
+        return self._lay_downs[key, None], self._outs[key]
 
     def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]]:
         return self.find_outs(key[0], self.rules, self.round_number, self.deck, self.time_limit, key[1])
 
     def _store_outs(self, key: Key, found: tuple[LayDown, frozenset[Card]]) -> None:
-        self._lay_downs.setdefault(key, found[0])
+        self._lay_downs.setdefault((key, None), found[0])
         self._outs[key] = found[1]
 
     def prefetch_outs(self, hands: Iterable[Iterable[Card]], before_draw: bool = False) -> None:

@@ -36,6 +36,7 @@ from analyzer.hand import deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import PRESETS, ContractMode, DeckRule, MeldKind, Rules, preset
+from analyzer.turn import best_turn
 
 MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
 DEFAULT_TIME_LIMIT = 5.0  # per solver call, as the analyser's
@@ -137,52 +138,6 @@ def fitting_meld(melds: Sequence[PlacedMeld], card: Card, rules: Rules) -> int |
     return next((i for i, meld in enumerate(melds) if extend_meld(meld, card, rules) is not None), None)
 
 
-# ---- the turn's best play (analyzer.turn's interface, until it lands) ---------------------------
-
-
-@dataclass(frozen=True)
-class TurnPlay:
-    """Laying down this turn: the melds, the discard (None: going out without one) and the cards
-    kept when the turn ends. The interface of ``analyzer.turn.best_turn``."""
-
-    melds: tuple[PlacedMeld, ...]
-    discard: Card | None
-    kept: tuple[Card, ...]
-    points_after_discard: int
-    leftover_points: int
-    goes_out: bool
-
-
-def best_turn(round_solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
-    """Stand-in for ``analyzer.turn.best_turn``: the best lay-down of the hand after the draw,
-    then its costliest leftover card discarded, unless the rules forbid going out by discarding
-    it. None: the hand cannot lay down this turn."""
-    rules = round_solver.rules
-    lay_down = round_solver.lay_down(hand)
-    if not lay_down.can_lay_down:
-        return None
-    leftover = list(lay_down.leftover)
-    points = round_solver.points(leftover)
-    melds = lay_down.melds
-    if not leftover and rules.discard_to_go_out == "required" and not lay_down.go_out:
-        # It must discard to go out: take a card off a meld longer than the contract asks.
-        shortest = {spec.kind: spec.size for spec in sorted(lay_down.contract, key=lambda s: -s.size)}
-        for index, meld in enumerate(melds):
-            if len(meld.cards) > shortest[meld.kind]:
-                shorter = PlacedMeld(meld.kind, meld.cards[:-1], meld.stands_for[:-1])  # a run's top end
-                return TurnPlay(melds[:index] + (shorter,) + melds[index + 1:], meld.cards[-1], (), 0,
-                                rules.points_of(meld.cards[-1]), True)
-        return None
-    if not leftover:
-        return TurnPlay(melds, None, (), 0, 0, True)
-    if len(leftover) == 1 and rules.discard_to_go_out == "never":
-        return TurnPlay(lay_down.melds, None, tuple(leftover), points, points, False)
-    discard = costliest(leftover, rules)
-    leftover.remove(discard)
-    return TurnPlay(lay_down.melds, discard, tuple(leftover), round_solver.points(leftover), points,
-                    not leftover)
-
-
 def cards_to_lay_down(rules: Rules, round_number: int) -> int:
     """The fewest cards a hand after its draw needs to lay down: the contract's, and one more to
     discard where going out needs a discard (laying down every card would be going out)."""
@@ -230,7 +185,7 @@ class SimulatedPlayer:
 
     Before laying down, each turn it keeps the nearest lay-down the solver finds as its plan and
     discards the costliest natural card the plan leaves unused; it lays down as soon as it can
-    (``best_turn``). After laying down it lays off every card that fits one of its melds and
+    (``_plain_turn``, else ``best_turn``). After laying down it lays off every card that fits one of its melds and
     discards the costliest of the rest, going out when its hand empties as the rules allow.
     It takes the face-up discard instead of drawing when that brings it closer (or, laid down,
     when the card fits a meld), and buys a card its plan misses when buying is free, when it then
@@ -376,9 +331,12 @@ class SimulatedPlayer:
                 # The best lay-down stands; the drawn card is one more leftover card.
                 return self._lay_down(state.plan, list(state.unused) + [drawn])
             return self._keep_plan(state, drawn)
+        quick = self._plain_turn(state.held + (drawn,))
+        if quick is not None:
+            return quick
         play = best_turn(self.solver, state.held + (drawn,))
         if play is not None:
-            return self._finish_lay_down(play)
+            return self._finish_lay_down(play.melds, play.discard, play.kept, play.goes_out)
         lay_down = self.solver.lay_down(state.held + (drawn,))
         discard = self.discard_choice(lay_down)
         rest = list(lay_down.hand)
@@ -393,28 +351,55 @@ class SimulatedPlayer:
             after = self.start(rest)
         return TurnResult(after, (), (), discard, False)
 
+    def _plain_turn(self, hand: tuple[Card, ...]) -> TurnResult | None:
+        """The turn's play without ``best_turn``: the whole hand's best lay-down with its
+        costliest leftover card discarded. That is the best play (fewest points kept) unless a
+        melded card is costlier than that discard and the leftover cards can take its place,
+        which is rare and costs ``best_turn`` a solve for every such card: the player does not
+        look. When the lay-down melds every card and going out needs a discard, a card comes off
+        a meld longer than the contract asks (any play that goes out is as good). None: a
+        go-out round, or a last card the rules forbid discarding: ask ``best_turn``."""
+        if self.go_out_round:
+            return None
+        rules = self.rules
+        whole = self.solver.lay_down(hand)
+        if not whole.can_lay_down:
+            return None
+        if not whole.leftover:
+            if rules.discard_to_go_out != "required":
+                return self._finish_lay_down(whole.melds, None, (), True)
+            shortest = {spec.kind: spec.size for spec in sorted(self.round_rule.contract, key=lambda s: -s.size)}
+            for index, meld in enumerate(whole.melds):
+                if len(meld.cards) > shortest[meld.kind]:
+                    shorter = PlacedMeld(meld.kind, meld.cards[:-1], meld.stands_for[:-1])  # a run's top end
+                    return self._finish_lay_down(whole.melds[:index] + (shorter,) + whole.melds[index + 1:],
+                                                 meld.cards[-1], (), True)
+            return None
+        discard = costliest(whole.leftover, rules)
+        kept = list(whole.leftover)
+        kept.remove(discard)
+        if not kept and rules.discard_to_go_out == "never":
+            return None
+        return self._finish_lay_down(whole.melds, discard, kept, not kept)
+
     def _holds_plan(self, state: PlayerState) -> bool:
         """Whether the hand holds every card of its plan's melds (a wild card that filled a
         missing place stands in the plan as the card it replaced: the hand is solved again)."""
         return not Counter(card for meld in state.plan for card in meld.cards) - Counter(state.held)
 
     def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card]) -> TurnResult:
-        """Lay down ``melds`` with these cards left over, then discard as ``best_turn`` would."""
-        points = sum(self.rules.points_of(card) for card in leftover)
-        if not leftover:
-            play = TurnPlay(melds, None, (), 0, 0, True)
-        elif len(leftover) == 1 and self.rules.discard_to_go_out == "never":
-            play = TurnPlay(melds, None, tuple(leftover), points, points, False)
-        else:
-            discard = costliest(leftover, self.rules)
-            leftover.remove(discard)
-            play = TurnPlay(melds, discard, tuple(leftover), points - self.rules.points_of(discard), points,
-                            not leftover)
-        return self._finish_lay_down(play)
+        """Lay down ``melds`` with these cards left over, then discard the costliest of them
+        (keeping a last card the rules forbid going out by discarding)."""
+        if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == "never"):
+            return self._finish_lay_down(melds, None, tuple(leftover), not leftover)
+        discard = costliest(leftover, self.rules)
+        leftover.remove(discard)
+        return self._finish_lay_down(melds, discard, tuple(leftover), not leftover)
 
-    def _finish_lay_down(self, play: TurnPlay) -> TurnResult:
-        after = self._remember(PlayerState(sorted_cards(play.kept), play.melds))
-        return TurnResult(after, play.melds, (), play.discard, play.goes_out)
+    def _finish_lay_down(self, melds: tuple[PlacedMeld, ...], discard: Card | None, kept: Sequence[Card],
+                         goes_out: bool) -> TurnResult:
+        after = self._remember(PlayerState(sorted_cards(kept), melds))
+        return TurnResult(after, melds, (), discard, goes_out)
 
     def _keep_plan(self, state: PlayerState, drawn: Card) -> TurnResult:
         """A turn whose card cannot bring the hand closer (or cannot in time): the plan stays, the
@@ -930,9 +915,7 @@ __all__ = [
     "SimulatedPlayer",
     "Table",
     "TableError",
-    "TurnPlay",
     "TurnResult",
-    "best_turn",
     "extend_meld",
     "going_out_chances",
     "measure_going_out",

@@ -27,11 +27,13 @@ import argparse
 import random
 import statistics
 import time
+from typing import Any
 from unittest import mock
 
-from analyzer import advise, preset, round_solver
+from analyzer import advise, preset, round_solver, solver
 from analyzer.cards import ALL_NATURALS, JOKER, Card, Suit
 from analyzer.rules import Rules
+from analyzer.simulate import SimulatedPlayer
 
 PLAYERS = 4
 Case = tuple[tuple[Card, ...], int]  # a hand and its round
@@ -69,16 +71,35 @@ BUY_ROUNDS = {"eveleigh": (9, 10, 12), "shanghai": (2, 4, 6), "pagat": (2, 4, 6)
 
 
 def buy_suite(rules: Rules, cases: list[Case]) -> tuple[list[float], list[str]]:
-    """Time ``advise(..., buy=...)`` with default settings: each hand's last card is offered."""
+    """Time ``advise(..., buy=...)`` with default settings: each hand's last card is offered.
+    Also counts the solver calls (CP-SAT solves) and the simulated own turns behind each."""
     advise(cases[0][0][:-1], rules, cases[0][1], players=PLAYERS, buy=cases[0][0][-1])  # going-out chances loaded
-    times, verdicts = [], []
-    for hand, number in cases:
-        held, offered = hand[:-1], hand[-1]
-        start = time.perf_counter()
-        result = advise(held, rules, number, players=PLAYERS, buy=offered)
-        times.append(time.perf_counter() - start)
-        assert result.buy is not None
-        verdicts.append(result.buy.verdict.value)
+    counts = {"solves": 0, "turns": 0}
+    solve, play_turn = solver.solve_lay_down, SimulatedPlayer.play_turn
+
+    def counted_solve(*args: Any, **kwargs: Any) -> Any:
+        counts["solves"] += 1
+        return solve(*args, **kwargs)
+
+    def counted_turn(*args: Any, **kwargs: Any) -> Any:
+        counts["turns"] += 1
+        return play_turn(*args, **kwargs)
+
+    times, verdicts, solves, turns = [], [], [], []
+    with mock.patch.object(solver, "solve_lay_down", counted_solve), \
+            mock.patch.object(SimulatedPlayer, "play_turn", counted_turn):
+        for hand, number in cases:
+            held, offered = hand[:-1], hand[-1]
+            counts.update(solves=0, turns=0)
+            start = time.perf_counter()
+            result = advise(held, rules, number, players=PLAYERS, buy=offered)
+            times.append(time.perf_counter() - start)
+            assert result.buy is not None
+            verdicts.append(result.buy.verdict.value)
+            solves.append(counts["solves"])
+            turns.append(counts["turns"])
+    print(f"  solver calls per verdict: median {statistics.median(solves):.0f}, max {max(solves)}; "
+          f"per simulated own turn: {sum(solves) / max(1, sum(turns)):.3f} ({sum(turns)} turns)")
     return times, verdicts
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable
 
 from analyzer import analyze, preset
+from analyzer.turn import Moment, hand_sizes
 from analyzer.cards import ALL_NATURALS, JOKER, Card
 from analyzer.rules import Rules
 from tests.reference import reference_best, reference_cards_away
@@ -50,9 +51,11 @@ def hard_suite(rules: Rules, size: int, seed: int) -> list[Case]:
     naturals = list(ALL_NATURALS) * deck.decks
     suite = []
     for i in range(size):
+        number = i % len(rules.rounds) + 1
         jokers = rng.randint(4, min(6, deck.jokers))
-        total = rng.randint(17, 23)
-        suite.append((tuple(rng.sample(naturals, total - jokers)) + (JOKER,) * jokers, i % len(rules.rounds) + 1))
+        largest = max(hand_sizes(rules, number)[Moment.AFTER_DRAW])  # with every buy allowed
+        total = rng.randint(17, max(17, min(23, largest)))
+        suite.append((tuple(rng.sample(naturals, total - jokers)) + (JOKER,) * jokers, number))
     return suite
 
 
@@ -62,8 +65,10 @@ def timed(run: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def solver_times(suite: list[Case], rules: Rules) -> list[float]:
-    return [timed(lambda: analyze(hand, rules, number)) for hand, number in suite]
+def solver_times(suite: list[Case], rules: Rules, moment: str = "before-draw") -> list[float]:
+    """The lay-down solver (``before-draw``: the best lay-down of the hand as it is), or with
+    ``after-draw`` the turn's best play (melds, discard, going out)."""
+    return [timed(lambda: analyze(hand, rules, number, moment=moment)) for hand, number in suite]
 
 
 def reference_answer(hand: Hand, rules: Rules, number: int, cards_away: bool) -> tuple[int | None, int | None]:
@@ -87,7 +92,7 @@ def check_agreement(suite: list[Case], rules: Rules, cards_away: bool) -> int:
     """The benchmark also compares answers: a fast wrong solver is no result."""
     disagreements = 0
     for hand, number in suite:
-        result = analyze(hand, rules, number)
+        result = analyze(hand, rules, number, moment="before-draw")
         best, away = reference_answer(hand, rules, number, cards_away)
         ours_away = result.cards_away
         if not cards_away and ours_away:
@@ -113,7 +118,8 @@ def batch_process_time(suite: list[Case], rules_name: str) -> float:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "hard.jsonl"
         path.write_text("".join(json.dumps({"hand": " ".join(c.token for c in hand), "round": number,
-                                            "rules": rules_name}) + "\n" for hand, number in suite))
+                                            "rules": rules_name, "moment": "before-draw"}) + "\n"
+                                for hand, number in suite))
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "analyzer", "--batch", str(path)],
                               capture_output=True, text=True, check=True)
@@ -133,13 +139,16 @@ def main(argv: list[str] | None = None) -> int:
 
     analyze("7H 8H 9H 10H 5C 5D 5S", "progressive", 2)  # load OR-Tools before timing
 
-    print("== typical hands: deal size + 1, 4 players (two decks), in-process analyze()")
+    print("== typical hands: deal size + 1, 4 players (two decks), in-process analyze(), best lay-down")
     progressive = preset("progressive")
     typical = typical_suite(progressive, per_round, args.seed, players=4)
     ours = solver_times(typical, progressive)
     print(describe("progressive, all rounds", ours))
     for number in range(1, len(progressive.rounds) + 1):
         print(describe(f"  round {number}", [t for t, (_, n) in zip(ours, typical) if n == number]))
+    turns = solver_times(typical, progressive, moment="after-draw")
+    print(describe("the turn's best play, same hands", turns))
+    print(f"ratio of medians turn / lay-down: {statistics.median(turns) / statistics.median(ours):.2f}")
     reference = reference_times(typical, progressive, cards_away=True)
     print(describe("brute-force reference, same hands", reference))
     print(f"throughput ratio solver/reference: {sum(reference) / sum(ours):.1f}x "

@@ -17,12 +17,14 @@ from pathlib import Path
 import pytest
 
 from analyzer import PRESETS, advise, analyze, load_rules
+from analyzer.cards import faces
 from analyzer.cli import render
 from analyzer.rules import ALIASES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "analyzer" / "examples"
-EXAMPLE_HAND = (EXAMPLES / "round6.txt").read_text(encoding="utf-8")
+EXAMPLE_HAND = (EXAMPLES / "round3.txt").read_text(encoding="utf-8")  # progressive round 3, after the draw
+GOES_OUT = (EXAMPLES / "round6.txt").read_text(encoding="utf-8")  # progressive round 6, after the draw
 LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2: a set of 3 and a run of 4, nothing left
 THREE_AWAY = "7C 7D 4H 5H 6H 9S 10S JS KD"  # progressive round 6: needs a 7, a heart and a spade
 
@@ -67,18 +69,32 @@ def hand_file(tmp_path: Path, text: str | bytes, name: str = "hand.txt") -> str:
 # ---- one hand, for people ---------------------------------------------------------------------
 
 
-def test_example_shows_the_best_lay_down_with_the_joker_and_the_leftover() -> None:
+def test_example_shows_the_turns_best_play_which_is_not_the_obvious_one() -> None:
     out = succeeded(run("--example"))
-    expected = analyze(EXAMPLE_HAND, "progressive", 6)
-    assert expected.can_lay_down and expected.leftover and any(c.is_joker for c in expected.hand)
-    assert "round 6" in out and "1 set of 3 + 2 runs of 4" in out
+    expected = analyze(EXAMPLE_HAND, "progressive", 3)
+    assert expected.moment == "after-draw" and expected.can_lay_down and expected.discard is not None
+    assert "round 3" in out and "2 runs of 4" in out and "11 cards, after your draw" in out
     assert "You can lay down:" in out
     for meld in expected.melds:
-        assert meld.describe() in out  # jokers shown as what they stand for
-    assert "Joker=" in out
-    points = expected.leftover_points
-    assert f"Left in hand: {' '.join(c.face for c in expected.leftover)} ({points} points)" in out
-    assert "♥" in out and "not proven" not in out
+        assert meld.describe() in out
+    kept = Counter(expected.leftover) - Counter([expected.discard])
+    assert (f"and discard {expected.discard.face}: you keep {faces(kept.elements())} "
+            f"({expected.points_after_discard} points).") in out
+    # The obvious play: the lay-down that leaves the fewest points, then its costliest card
+    # discarded. The turn's best play keeps fewer points when the turn ends.
+    obvious = analyze(EXAMPLE_HAND, "progressive", 3, moment="before-draw")
+    obvious_kept = obvious.leftover_points - max(load_rules("progressive").points_of(c) for c in obvious.leftover)
+    assert expected.points_after_discard is not None and expected.points_after_discard < obvious_kept
+    assert expected.leftover_points > obvious.leftover_points
+    assert "lay off" in out and "not proven" not in out
+
+
+def test_a_turn_that_goes_out_says_so(tmp_path: Path) -> None:
+    out = succeeded(run(hand_file(tmp_path, GOES_OUT), "-r", "6"))
+    expected = analyze(GOES_OUT, "progressive", 6)
+    assert expected.goes_out and expected.points_after_discard == 0
+    assert expected.discard is not None and not expected.discard.is_joker
+    assert f"and discard {expected.discard.face}: you go out." in out and "Joker=" in out
 
 
 def test_cards_away_names_the_missing_cards_and_the_lay_down_they_allow(tmp_path: Path) -> None:
@@ -103,7 +119,7 @@ def test_a_wild_two_is_shown_as_what_it_stands_for(tmp_path: Path) -> None:
 
 
 def test_not_proven_optimal_is_flagged() -> None:
-    result = analyze(EXAMPLE_HAND, "progressive", 6)
+    result = analyze(EXAMPLE_HAND, "progressive", 3)
     rules = load_rules("progressive")
     flag = "best found within the time limit, not proven optimal"
     assert flag not in render(result, rules)
@@ -125,7 +141,7 @@ def test_no_lay_down_at_all_is_told_apart_from_running_out_of_time() -> None:
 
 def test_a_terminal_without_suit_symbols_gets_suit_letters() -> None:
     out = succeeded(run("--example", encoding="ascii"))
-    assert "9S 10S JS QS" in out and "♠" not in out
+    assert "7C 8C 9C 10C" in out and "♣" not in out
 
 
 # ---- one hand, as JSON ------------------------------------------------------------------------
@@ -133,14 +149,15 @@ def test_a_terminal_without_suit_symbols_gets_suit_letters() -> None:
 
 def test_json_is_the_lay_down_dict() -> None:
     answer = json.loads(succeeded(run("--example", "--json")))
-    assert answer == analyze(EXAMPLE_HAND, "progressive", 6).to_dict()
+    assert answer == analyze(EXAMPLE_HAND, "progressive", 3).to_dict()
     assert set(answer) == {
         "rules", "round", "contract", "go_out", "hand", "can_lay_down", "melds", "leftover",
         "leftover_points", "cards_away", "missing", "with_missing", "proven_optimal",
+        "moment", "note", "discard", "points_after_discard", "goes_out",
     }
     used = Counter(card for meld in answer["melds"] for card in meld["cards"])
     assert used + Counter(answer["leftover"]) == Counter(answer["hand"])
-    assert answer["can_lay_down"] and answer["cards_away"] == 0 and "JK" in used
+    assert answer["can_lay_down"] and answer["cards_away"] == 0 and answer["discard"] in answer["leftover"]
 
 
 def test_json_for_a_hand_that_cannot_lay_down(tmp_path: Path) -> None:
@@ -191,7 +208,7 @@ def test_batch_answers_each_line_in_order_and_goes_on_after_bad_ones(tmp_path: P
     good = [
         {"hand": LAY_DOWN, "round": 2},
         {"hand": THREE_AWAY, "round": 6, "rules": "Liverpool", "players": 4, "time_limit": 3},
-        {"hand": EXAMPLE_HAND, "round": 6, "rules": "progressive"},
+        {"hand": EXAMPLE_HAND, "round": 3, "rules": "progressive"},
     ]
     lines = [
         json.dumps(good[0]),
@@ -358,6 +375,7 @@ def test_missing_batch_file(tmp_path: Path) -> None:
 # ---- advice: outs, the discard table, buying ----------------------------------------------------
 
 ONE_AWAY = "7H 8H 10H 5C 5D 5S KC 2D"  # progressive round 2: needs the 9H (or a joker); KC and 2D spare
+BUYER = "7H 8H 10H 5C 5D 5S KC"  # the same before the draw, when a discard is offered
 
 
 def test_outs_are_shown_when_the_hand_is_away(tmp_path: Path) -> None:
@@ -407,10 +425,10 @@ def test_the_discard_table_for_people_and_as_json(tmp_path: Path) -> None:
 
 
 def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
-    path = hand_file(tmp_path, ONE_AWAY)
+    path = hand_file(tmp_path, BUYER)
     options = ["-r", "2", "--players", "4", "--buy", "9h", "--rollouts", "40", "--seed", "5"]
     answer = json.loads(succeeded(run(path, *options, "--json")))
-    expected = advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", rollouts=40, seed=5)
+    expected = advise(BUYER, "progressive", 2, players=4, buy="9H", rollouts=40, seed=5)
     assert answer == expected.to_dict()
     assert answer["buy"]["verdict"] == "buy" and answer["buy"]["rollouts"] == 40 and answer["buy"]["seed"] == 5
     out = succeeded(run(path, *options))
@@ -419,7 +437,7 @@ def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
     assert "Why: Buying the 9♥ completes your contract" in out
     table = out.split("seed 5):\n")[1].splitlines()[:3]
     assert table[0].split() == ["cards", "lays", "down", "points", "held"]
-    assert table[1].split()[:2] == ["pass", "8"] and table[2].split()[:3] == ["buy", "10", "100%"]
+    assert table[1].split()[:2] == ["pass", "7"] and table[2].split()[:3] == ["buy", "9", "100%"]
     passing = succeeded(run(path, "-r", "2", "--players", "4", "--buy", "KD", "--rollouts", "40", "--horizon", "2"))
     assert "over your next 2 turns" in passing and "Verdict: PASS" in passing and "fits none of your melds" in passing
 
@@ -427,17 +445,17 @@ def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
 def test_batch_lines_take_the_advice_fields(tmp_path: Path) -> None:
     lines = [
         {"hand": ONE_AWAY, "round": 2, "seen": "9H", "discards": True},
-        {"hand": ONE_AWAY, "round": 2, "buy": "9H", "rollouts": 20, "seed": 1, "players": 4},
+        {"hand": BUYER, "round": 2, "buy": "9H", "rollouts": 20, "seed": 1, "players": 4},
         {"hand": ONE_AWAY, "round": 2},
         {"hand": ONE_AWAY, "round": 2, "discards": "yes"},
         {"hand": ONE_AWAY, "round": 2, "horizon": 2},
-        {"hand": ONE_AWAY, "round": 1, "rules": "eveleigh", "buy": "9H"},
+        {"hand": BUYER + " 2C 3C 4C 6C", "round": 1, "rules": "eveleigh", "buy": "9H"},
     ]
     result = run("--batch", hand_file(tmp_path, "\n".join(json.dumps(line) for line in lines) + "\n", "jobs.jsonl"))
     assert_refused(result, "3 of 6", "line 4")
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert answers[0] == advise(ONE_AWAY, "progressive", 2, seen="9H", discards=True).to_dict()
-    assert answers[1] == advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", rollouts=20, seed=1).to_dict()
+    assert answers[1] == advise(BUYER, "progressive", 2, players=4, buy="9H", rollouts=20, seed=1).to_dict()
     assert answers[2] == analyze(ONE_AWAY, "progressive", 2).to_dict()
     assert "'discards' must be true or false" in answers[3]["error"]
     assert "--horizon goes with --buy" in answers[4]["error"]
@@ -461,7 +479,7 @@ ADVICE_CASES = [
 
 @pytest.mark.parametrize(("args", "words"), ADVICE_CASES, ids=lambda case: str(case)[:40])
 def test_bad_advice_options_are_refused(tmp_path: Path, args: list[str], words: list[str]) -> None:
-    path = hand_file(tmp_path, "7H 7H 8H 9H 10H 5C 5D 5S")
+    path = hand_file(tmp_path, "7H 7H 8H 9H 10H 5C 5D")  # before the draw: 7 cards are dealt
     assert_refused(run(path, "-r", "2", "--players", "4", *args), *words)
 
 
@@ -475,3 +493,44 @@ def test_readme_shows_what_the_advice_prints(tmp_path: Path) -> None:
     assert outs_block in out
     out = succeeded(run(hand_file(tmp_path, buy_hand, "buy.txt"), "-r", "6", "--players", "4", "--buy", "7H"))
     assert buy_block in out
+
+
+# ---- where the hand stands in its turn ----------------------------------------------------------
+
+
+def test_the_moment_can_be_said_outright(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, "7H 8H 9H 10H 5C 5D 5S KD")  # round 2: 8 cards, after the draw
+    after = json.loads(succeeded(run(path, "-r", "2", "--json")))
+    assert after == analyze("7H 8H 9H 10H 5C 5D 5S KD", "progressive", 2).to_dict()
+    assert after["moment"] == "after-draw" and after["discard"] == "KD" and after["goes_out"]
+    before = json.loads(succeeded(run(path, "-r", "2", "--before-draw", "--json")))
+    assert before["moment"] == "before-draw" and before["discard"] is None and before["note"]
+    text = succeeded(run(path, "-r", "2", "--before-draw"))
+    assert "8 cards, before your draw" in text and "After your draw you can lay down:" in text
+    assert "Note: 8 cards before your draw" in text
+    assert_refused(run(path, "-r", "2", "--before-draw", "--after-draw"), "not allowed with")
+
+
+def test_a_hand_no_turn_gives_is_refused_with_the_sizes(tmp_path: Path) -> None:
+    thirty = " ".join(f"{rank}{suit}" for suit in "CDH" for rank in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J"))
+    line = assert_refused(run(hand_file(tmp_path, thirty), "-r", "1"), "30 cards", "6 are dealt")
+    assert "17 after it" in line
+    part = succeeded(run(hand_file(tmp_path, "7H 8H 9H 5C 5D", "part.txt"), "-r", "2"))
+    assert "Note: 5 cards, fewer than the 7 dealt" in part
+
+
+def test_batch_lines_say_the_moment(tmp_path: Path) -> None:
+    lines = [{"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2, "moment": "before-draw"},
+             {"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2},
+             {"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": 2, "moment": "later"}]
+    result = run("--batch", hand_file(tmp_path, "\n".join(json.dumps(line) for line in lines) + "\n", "jobs.jsonl"))
+    assert_refused(result, "1 of 3", "line 3")
+    answers = [json.loads(line) for line in result.stdout.splitlines()]
+    assert answers[0] == analyze("7H 8H 9H 10H 5C 5D 5S KD", "progressive", 2, moment="before-draw").to_dict()
+    assert answers[1]["moment"] == "after-draw" and answers[1]["discard"] == "KD"
+    assert "before-draw" in answers[2]["error"]
+
+
+def test_a_buy_after_the_draw_is_refused(tmp_path: Path) -> None:
+    path = hand_file(tmp_path, ONE_AWAY)  # 8 cards in round 2: the draw is done
+    assert_refused(run(path, "-r", "2", "--buy", "9H"), "before your draw", "8 cards")

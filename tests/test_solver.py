@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzer import analyze
+from analyzer.turn import Moment, hand_sizes
 from analyzer.cards import Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
@@ -60,7 +61,7 @@ def test_best_lay_down_matches_brute_force(rules_name: str, round_number: int, d
     rules = preset(rules_name)
     need = sum(spec.size for spec in rules.round(round_number).contract)
     hand = data.draw(hands(rules, min_size=need, max_size=need + 2))
-    result = analyze(hand, rules, round_number)
+    result = analyze(hand, rules, round_number, moment="before-draw")
     check_answer(result, hand, rules_name, round_number)
     assert result.proven_optimal
     best = reference_best(hand, rules, round_number)
@@ -75,7 +76,7 @@ def test_cards_away_matches_brute_force(rules_name: str, round_number: int, data
     rules = preset(rules_name)
     need = sum(spec.size for spec in rules.round(round_number).contract)
     hand = data.draw(hands(rules, min_size=max(3, need - 2), max_size=need))
-    result = analyze(hand, rules, round_number)
+    result = analyze(hand, rules, round_number, moment="before-draw")
     check_answer(result, hand, rules_name, round_number)
     expected = reference_cards_away(hand, rules, round_number, rules.deck_for(None), max_extra=2)
     if expected is not None:
@@ -92,12 +93,12 @@ def test_adding_a_missing_card_brings_the_hand_one_closer(
     rules = preset(rules_name)
     need = sum(spec.size for spec in rules.round(round_number).contract)
     hand = data.draw(hands(rules, min_size=max(3, need - 4), max_size=need + 1))
-    result = analyze(hand, rules, round_number)
+    result = analyze(hand, rules, round_number, moment="before-draw")
     check_answer(result, hand, rules_name, round_number)
     if not result.cards_away:
         return
     index = data.draw(st.integers(0, len(result.missing) - 1))
-    closer = analyze(hand + (result.missing[index],), rules, round_number)
+    closer = analyze(hand + (result.missing[index],), rules, round_number, moment="before-draw")
     assert closer.cards_away == result.cards_away - 1
 
 
@@ -107,7 +108,8 @@ def test_larger_hands_are_valid_and_deterministic(rules_name: str, data: st.Data
     rules = preset(rules_name)
     round_number = data.draw(st.integers(1, len(rules.rounds)))
     deal = rules.round(round_number).deal
-    hand = data.draw(hands(rules, min_size=deal, max_size=deal + 3, focus=data.draw(st.booleans())))
+    largest = max(hand_sizes(rules, round_number)[Moment.AFTER_DRAW])  # with every buy the round allows
+    hand = data.draw(hands(rules, min_size=deal, max_size=min(deal + 3, largest), focus=data.draw(st.booleans())))
     result = analyze(hand, rules, round_number)
     check_answer(result, hand, rules_name, round_number)
     shuffled = tuple(reversed(hand))

@@ -1,0 +1,314 @@
+"""The moment of a turn, and the best play of a turn.
+
+A hand is analysed where the player stands (docs/lay-down.md, "The turn"):
+
+- **before the draw** (the deal plus any bought cards): where buying and "what would help"
+  are asked;
+- **after the draw** (one card more): where laying down and discarding happen.
+
+``place_in_turn`` tells the moment from the hand's size under the rule set, or checks the one
+the player gives, and refuses a size no turn of the round can produce. ``best_turn`` finds the
+whole play of a turn after the draw: the melds, then the discard the rules require or allow,
+and whether that goes out. The best play leaves the fewest penalty points in hand when the turn
+ends; ties go to the fewest points before the discard, then to a natural discard over a wild
+one, then to card order.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from analyzer.cards import Card, Rank, sorted_cards
+from analyzer.hand import HandError
+from analyzer.result import LayDown, PlacedMeld
+from analyzer.round_solver import RoundSolver
+from analyzer.rules import MeldKind, Rules
+
+# Where the rules allow any number of buys, a hand is taken to hold at most this many: a
+# player who bought more often than this in one round is far outside real play, and a larger
+# hand is more likely a mistake (30 cards pasted for round 1) than a position.
+MOST_BUYS_WHEN_UNLIMITED = 5
+
+
+class Moment(enum.Enum):
+    """Where in the turn the hand stands."""
+
+    BEFORE_DRAW = "before-draw"
+    AFTER_DRAW = "after-draw"
+
+    def describe(self) -> str:
+        return "before your draw" if self is Moment.BEFORE_DRAW else "after your draw"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a hand stands in its turn, and the note a player should read about its size."""
+
+    moment: Moment
+    note: str | None  # e.g. fewer cards than dealt: part of a hand
+
+
+def hand_sizes(rules: Rules, round_number: int) -> dict[Moment, tuple[int, ...]]:
+    """The hand sizes a turn of the round can produce, before and after the draw: the deal
+    plus each number of buys the round allows (each buy brings the card and its penalty cards)."""
+    deal = rules.round(round_number).deal
+    buys = rules.buys_in(round_number)
+    per_buy = 1 + rules.buy_penalty_in(round_number)
+    most = MOST_BUYS_WHEN_UNLIMITED if buys is None else buys
+    before = tuple(deal + bought * per_buy for bought in range(most + 1))
+    return {Moment.BEFORE_DRAW: before, Moment.AFTER_DRAW: tuple(size + 1 for size in before)}
+
+
+def read_moment(moment: Moment | str | None) -> Moment | None:
+    """``Moment``, its value (``"before-draw"``, ``"after-draw"``) or None (tell it from the size)."""
+    if moment is None or isinstance(moment, Moment):
+        return moment
+    for member in Moment:
+        if str(moment).lower().replace("_", "-") == member.value:
+            return member
+    raise HandError(f"the moment of the turn is 'before-draw' or 'after-draw', not {moment!r}")
+
+
+def place_in_turn(rules: Rules, round_number: int, size: int, asked: Moment | None = None) -> Place:
+    """The moment of a hand of ``size`` cards: ``asked`` when the player says it, else the one
+    its size gives (after the draw where both could be).
+
+    Raises ``HandError`` for more cards than any turn of the round gives (the deal, the draw and
+    every buy the round allows). Fewer cards than dealt are part of a hand (before the draw
+    unless asked); a size between the ones a turn gives is taken at the nearer smaller one."""
+    sizes = hand_sizes(rules, round_number)
+    deal = rules.round(round_number).deal
+    if size > max(sizes[Moment.AFTER_DRAW]):
+        raise HandError(f"no turn of round {round_number} of {rules.name!r} gives a hand of {size} cards: "
+                        f"{_sizes_text(rules, round_number, sizes)}")
+    if size < deal:
+        moment = asked or Moment.BEFORE_DRAW
+        return Place(moment, f"{size} cards, fewer than the {deal} dealt: taken as part of a hand, "
+                             f"{moment.describe()}.")
+    possible = [moment for moment in (Moment.AFTER_DRAW, Moment.BEFORE_DRAW) if size in sizes[moment]]
+    if asked is not None:
+        if asked in possible:
+            return Place(asked, None)
+        return Place(asked, f"{size} cards {asked.describe()}: no turn of this round gives that "
+                            f"({_sizes_text(rules, round_number, sizes)}).")
+    if len(possible) == 2:
+        return Place(Moment.AFTER_DRAW, f"{size} cards: taken as after your draw; after a buy it could "
+                                        f"also be before it (say so with --before-draw).")
+    if possible:
+        return Place(possible[0], None)
+    nearer = max((s, m) for m in Moment for s in sizes[m] if s < size)[1]
+    return Place(nearer, f"{size} cards: no turn of this round gives that "
+                         f"({_sizes_text(rules, round_number, sizes)}); taken as {nearer.describe()}.")
+
+
+def _sizes_text(rules: Rules, round_number: int, sizes: dict[Moment, tuple[int, ...]]) -> str:
+    deal = rules.round(round_number).deal
+    before, after = sizes[Moment.BEFORE_DRAW], sizes[Moment.AFTER_DRAW]
+    if len(before) == 1:
+        return f"{deal} are dealt, so you hold {deal} cards before your draw and {deal + 1} after it"
+    buys = rules.buys_in(round_number)
+    limit = (f"up to {MOST_BUYS_WHEN_UNLIMITED} buys" if buys is None
+             else f"{'the' if buys == 1 else 'up to'} {buys} buy{'s' if buys != 1 else ''} the round allows")
+    return (f"{deal} are dealt, so with {limit} you hold {_or_list(before)} cards before your draw and "
+            f"{_or_list(after)} after it")
+
+
+def _or_list(numbers: Sequence[int]) -> str:
+    return ", ".join(map(str, numbers[:-1])) + f" or {numbers[-1]}"
+
+
+# ---- the answer for a hand where it stands ----------------------------------------------------
+
+
+def answer_turn(solver: RoundSolver, hand: Sequence[Card], place: Place) -> LayDown:
+    """The analysis of ``hand`` where it stands in its turn.
+
+    Before the draw: the best lay-down, or cards away (counted in draws in a go-out round).
+    After the draw: the turn's best play (melds, discard, going out) when it can lay down; else
+    how far it is."""
+    cards = sorted_cards(hand)
+    turn = dict(moment=place.moment.value, note=place.note)
+    if place.moment is Moment.BEFORE_DRAW:
+        return dataclasses.replace(solver.lay_down(cards, before_draw=True), **turn)
+    play = best_turn(solver, cards)
+    if play is not None:
+        return dataclasses.replace(
+            play.lay_down, hand=cards, can_lay_down=True, melds=play.melds, leftover=play.leftover,
+            leftover_points=play.leftover_points, cards_away=0, missing=(), with_missing=(),
+            discard=play.discard, points_after_discard=play.points_after_discard, goes_out=play.goes_out, **turn)
+    whole = solver.lay_down(cards)
+    if not whole.can_lay_down:
+        return dataclasses.replace(whole, **turn)
+    # The whole hand melds, but no legal discard ends the turn (every card melded where the rules
+    # require a discard to go out): how far the hand is once a card goes.
+    nearest = min((solver.lay_down(_without(cards, card), before_draw=True) for card in dict.fromkeys(cards)),
+                  key=lambda answer: math.inf if answer.cards_away is None else answer.cards_away)
+    return dataclasses.replace(nearest, hand=cards, can_lay_down=False, melds=(), leftover=cards,
+                               leftover_points=solver.points(cards), cards_away=None if nearest.cards_away is None else max(1, nearest.cards_away),
+                               **turn)
+
+
+def _without(cards: Sequence[Card], card: Card) -> tuple[Card, ...]:
+    rest = list(cards)
+    rest.remove(card)
+    return tuple(rest)
+
+
+# ---- the best play of a turn ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TurnPlay:
+    """A turn after the draw that lays down: the melds, then the discard, and what is left."""
+
+    melds: tuple[PlacedMeld, ...]
+    leftover: tuple[Card, ...]  # the cards no meld takes, the discard among them
+    leftover_points: int  # before the discard
+    discard: Card | None  # None: the turn ends without a discard (going out by melding every card)
+    kept: tuple[Card, ...]  # held when the turn ends
+    points_after_discard: int
+    goes_out: bool
+    lay_down: LayDown  # the solver's answer for the hand less the discard
+
+    def merit(self, rules: Rules) -> tuple[int, int, bool, tuple[int, int]]:
+        """Smaller is better: points when the turn ends, then before the discard, then a natural
+        discard before a wild one, then card order."""
+        discard = self.discard
+        return (self.points_after_discard, self.leftover_points,
+                discard is not None and rules.is_wild(discard), discard.sort_key() if discard else (-1, -1))
+
+
+def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
+    """The best play of a turn for ``hand`` after the draw, or None when it cannot lay down.
+
+    Discarding ``x`` and laying down the rest is a lay-down of the whole hand with ``x`` left
+    over, so the whole hand's best leftover less ``x``'s points bounds what that play can keep;
+    only discards that could beat the best play found so far are solved."""
+    cards = sorted_cards(hand)
+    rules = solver.rules
+    if solver.go_out:  # laying down is going out: every card melded, no discard
+        whole = solver.lay_down(cards)
+        if not whole.can_lay_down or whole.leftover:
+            return None
+        return TurnPlay(whole.melds, (), 0, None, (), 0, True, whole)
+    whole = solver.lay_down(cards)
+    if not whole.can_lay_down:  # a smaller hand cannot lay down either
+        return None
+    if not whole.leftover and rules.discard_to_go_out != "required":
+        return TurnPlay(whole.melds, (), 0, None, (), 0, True, whole)
+    best: TurnPlay | None = None
+    for card in dict.fromkeys(sorted(whole.leftover, key=lambda c: -rules.points_of(c))):
+        play = play_with_discard(solver, cards, card, whole)
+        if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
+            best = play
+    for card in dict.fromkeys(cards):
+        if card in whole.leftover:
+            continue
+        # Kept after the turn at least ``bound``, held before the discard at least the whole
+        # hand's best leftover: skip the discard if that cannot beat the play already found.
+        bound = whole.leftover_points - rules.points_of(card)
+        if best is not None and (bound, whole.leftover_points) >= (best.points_after_discard, best.leftover_points):
+            continue
+        play = play_with_discard(solver, cards, card, whole)
+        if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
+            best = play
+    return best
+
+
+def play_with_discard(solver: RoundSolver, cards: tuple[Card, ...], discard: Card,
+                      whole: LayDown | None = None) -> TurnPlay | None:
+    """The best play of a turn after the draw that discards ``discard``, or None when the rest
+    cannot be laid down with a legal discard (not in a go-out round, where no card is discarded).
+
+    ``whole``: the whole hand's best lay-down, when known. If it leaves the card over, it is also
+    the best lay-down without it (a lay-down without the card is one with the card left over)."""
+    rules = solver.rules
+    rest = _without(cards, discard)
+    if whole is not None and discard in whole.leftover:
+        lay_down = whole
+        leftover = list(whole.leftover)
+    else:
+        lay_down = solver.lay_down(rest)
+        if not lay_down.can_lay_down:
+            return None
+        leftover = list(lay_down.leftover) + [discard]
+    kept = list(leftover)
+    kept.remove(discard)
+    if not kept and rules.discard_to_go_out == "never":
+        # Going out by discarding is not allowed: lay down at least one card fewer, or not at all.
+        lay_down = solver.lay_down(rest, meld_at_most=len(rest) - 1)
+        if not lay_down.can_lay_down or not lay_down.leftover:
+            return None
+        kept = list(lay_down.leftover)
+        leftover = kept + [discard]
+    return TurnPlay(
+        melds=lay_down.melds,
+        leftover=sorted_cards(leftover),
+        leftover_points=solver.points(leftover),
+        discard=discard,
+        kept=sorted_cards(kept),
+        points_after_discard=solver.points(kept),
+        goes_out=not kept,
+        lay_down=lay_down,
+    )
+
+
+# ---- lay-offs on the player's own melds -----------------------------------------------------
+
+
+def lay_off_targets(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> list[PlacedMeld]:
+    """The player's own melds ``card`` could be added to on a later turn: a set of its rank, a
+    run of its suit it extends at either end, or for a wild card any meld with room for one."""
+    found = []
+    for meld in melds:
+        wilds = sum(1 for c, meaning in zip(meld.cards, meld.stands_for) if c != meaning)
+        if rules.is_wild(card) and not (card.rank == Rank.TWO and _extends(card, meld, rules)):
+            naturals = len(meld.cards) - wilds
+            room = rules.max_wilds_per_meld is None or wilds < rules.max_wilds_per_meld
+            balanced = rules.wilds_may_outnumber_naturals or wilds + 1 <= naturals
+            longest = rules.max_run_length if meld.kind == MeldKind.RUN else None
+            if room and balanced and (longest is None or len(meld.cards) < longest):
+                found.append(meld)
+        elif _extends(card, meld, rules):
+            found.append(meld)
+    return found
+
+
+def _extends(card: Card, meld: PlacedMeld, rules: Rules) -> bool:
+    if meld.kind != MeldKind.RUN:
+        return card.rank == meld.stands_for[0].rank
+    if card.suit != meld.stands_for[0].suit or len(meld.cards) >= rules.max_run_length:
+        return False
+    positions = _run_positions(meld)
+    below, above = positions[0] - 1, positions[-1] + 1
+    allowed = {p for p in (1, 14) if (p == 1 and rules.ace_low) or (p == 14 and rules.ace_high)} | set(range(2, 14))
+    places = {14, 1} if card.rank == Rank.ACE else {int(card.rank)}
+    return bool(places & ({below, above} & allowed))
+
+
+def _run_positions(meld: PlacedMeld) -> list[int]:
+    """Positions 1 (low ace) to 14 (high ace) of a run's cards, in order."""
+    positions = []
+    for index, meaning in enumerate(meld.stands_for):
+        assert meaning.rank is not None
+        if meaning.rank != Rank.ACE:
+            positions.append(int(meaning.rank))
+        else:
+            positions.append(1 if index == 0 and len(meld.stands_for) > 1
+                             and meld.stands_for[1].rank == Rank.TWO else 14)
+    return positions
+
+
+def cards_off(kept: Sequence[Card], melds: Sequence[PlacedMeld], rules: Rules) -> list[tuple[Card, PlacedMeld]]:
+    """Each distinct kept card that could be laid off on one of the player's melds later, with
+    the first such meld."""
+    found = []
+    for card in dict.fromkeys(sorted_cards(kept)):
+        targets = lay_off_targets(card, melds, rules)
+        if targets:
+            found.append((card, targets[0]))
+    return found
