@@ -880,6 +880,8 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
     for name in names:
         rules = preset(name)
         for count in players:
+            if not any(deck.min_players <= count <= deck.max_players for deck in rules.decks):
+                continue
             for number in range(1, len(rules.rounds) + 1):
                 start = time.perf_counter()
                 measured = measure_going_out(rules, number, count, games)
@@ -897,9 +899,15 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
 
 
 if __name__ == "__main__":
-    import sys
+    import argparse
 
-    write_going_out_table("analyzer/going_out_table.py", sys.argv[1:] or sorted(PRESETS), (4,))
+    parser = argparse.ArgumentParser(description="Measure the presets' going-out chances by self-play and "
+                                                 "write analyzer/going_out_table.py")
+    parser.add_argument("presets", nargs="*", default=sorted(PRESETS))
+    parser.add_argument("--players", type=int, nargs="+", default=[4])
+    parser.add_argument("--games", type=int, default=MEASURE_GAMES)
+    options = parser.parse_args()
+    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games)
 
 
 __all__ = [
