@@ -876,7 +876,16 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
     import analyzer.going_out_table as stored
 
     table = dict(importlib.reload(stored).TABLE)
-    comments: dict[str, str] = {}
+    names_by_print = {rules_fingerprint(rules): name for name, rules in PRESETS.items()}
+
+    def comment(key: str) -> str:
+        fingerprint, number, count = key.split("/")
+        return f"{names_by_print.get(fingerprint, fingerprint)} round {number}, {count} players"
+
+    def order(key: str) -> tuple[str, int, int]:
+        fingerprint, number, count = key.split("/")
+        return names_by_print.get(fingerprint, fingerprint), int(count), int(number)
+
     for name in names:
         rules = preset(name)
         for count in players:
@@ -887,13 +896,12 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
                 measured = measure_going_out(rules, number, count, games)
                 key = f"{rules_fingerprint(rules)}/{number}/{count}"
                 table[key] = (games, measured.chances)
-                comments[key] = f"{name} round {number}, {count} players"
-                print(f"{comments[key]}: {time.perf_counter() - start:.1f} s, {measured.chances[:8]}", flush=True)
+                print(f"{comment(key)}: {time.perf_counter() - start:.1f} s, {measured.chances[:8]}", flush=True)
                 lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
                          "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
                          'keyed by rule-set fingerprint/round/players: (games, chances). Generated: do not edit."""',
                          "", "TABLE: dict[str, tuple[int, tuple[float, ...]]] = {"]
-                lines += [f"    {k!r}: {v!r},{'  # ' + comments[k] if k in comments else ''}" for k, v in table.items()]
+                lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
                 with open(path, "w") as file:
                     file.write("\n".join(lines + ["}", ""]))
 
