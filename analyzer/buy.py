@@ -317,7 +317,7 @@ def _exact(rest: _Rest, state: PlayerState, stock: Counter[Card], blind: int) ->
         for card in [c for c in ALL_CARD_KINDS if stock[c]]:
             weight = stock[card] / total
             stock[card] -= 1
-            a, b, c = _exact(rest, player.start(state.held + (card,)), stock, blind - 1)
+            a, b, c = _exact(rest, player.with_cards(state, (card,)), stock, blind - 1)
             stock[card] += 1
             laid, out, points = laid + weight * a, out + weight * b, points + weight * c
         return laid, out, points
