@@ -45,7 +45,7 @@ def play_checked(table: Table) -> None:
 
 class Scripted:
     """A policy that never lays down: takes or buys the face-up card as told, discards its
-    costliest card (or the card it drew, with ``keep``)."""
+    costliest card."""
 
     def __init__(self, rules: Rules, take: bool = False, buy: bool = False) -> None:
         self.rules, self.take, self.buy = rules, take, buy
