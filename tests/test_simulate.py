@@ -211,6 +211,14 @@ def test_an_illegal_play_is_refused() -> None:
     with pytest.raises(TableError, match="does not hold"):
         table.play_turn()
 
+    class HalfContract(Scripted):
+        def choose_play_after_draw(self, seat: SeatView) -> Play:
+            return Play(lay_down=(PlacedMeld(MeldKind.SET, seat.hand[:3], seat.hand[:3]),), discard=seat.hand[-1])
+
+    table = Table.deal(rules, 1, 2, seed=1, policies=[HalfContract(rules)] * 2)  # round 1: two sets of 3
+    with pytest.raises(TableError, match="not the contract"):
+        table.play_turn()
+
 
 # ---- melds on the table ---------------------------------------------------------------------------
 
