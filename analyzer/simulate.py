@@ -119,6 +119,29 @@ def extend_meld(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None
     return None
 
 
+def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
+    """Whether a meld on the table is one: each natural stands for itself, a set's (or pair's)
+    cards for one rank, a run's for consecutive places of one suit, within the wild limits."""
+    if len(meld.cards) != len(meld.stands_for) or not meld.cards:
+        return False
+    if any(card != meaning and not rules.is_wild(card) for card, meaning in zip(meld.cards, meld.stands_for)):
+        return False
+    wilds = sum(1 for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning)
+    if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:
+        return False
+    if not rules.wilds_may_outnumber_naturals and wilds > len(meld.cards) - wilds:
+        return False
+    if meld.kind != MeldKind.RUN:
+        return len({meaning.rank for meaning in meld.stands_for}) == 1
+    if len({meaning.suit for meaning in meld.stands_for}) != 1 or len(meld.cards) > rules.max_run_length:
+        return False
+    first, last = _run_span(meld)
+    places = [first + i for i in range(len(meld.cards))]
+    return last == places[-1] <= 14 and all(_place_rank(place) == meaning.rank for place, meaning in
+                                      zip(places, meld.stands_for)) and (rules.ace_low or first > 1) and (
+        rules.ace_high or last < 14)
+
+
 def _fit_distance(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> float:
     """How many cards short of fitting one of the melds ``card`` is: 0 when it fits, else the
     places between it and the nearest end of a run of its suit (infinite: never)."""
@@ -759,6 +782,8 @@ class Table:
                                               for g, w in zip(got, wanted)):
                 raise TableError(f"seat {seat} lays down {got}, not the contract {wanted}")
             for meld in play.lay_down:
+                if not meld_is_valid(meld, self.rules):
+                    raise TableError(f"seat {seat} lays down {meld.describe()}, which is no {meld.kind.value}")
                 for card in meld.cards:
                     take(card)
             self.melds[seat] = list(play.lay_down)
@@ -935,5 +960,6 @@ __all__ = [
     "extend_meld",
     "going_out_chances",
     "measure_going_out",
+    "meld_is_valid",
     "write_going_out_table",
 ]

@@ -26,6 +26,7 @@ from analyzer.simulate import (
     extend_meld,
     going_out_chances,
     measure_going_out,
+    meld_is_valid,
     rules_fingerprint,
 )
 
@@ -219,6 +220,15 @@ def test_an_illegal_play_is_refused() -> None:
     with pytest.raises(TableError, match="not the contract"):
         table.play_turn()
 
+    class FakeSets(Scripted):
+        def choose_play_after_draw(self, seat: SeatView) -> Play:
+            melds = tuple(PlacedMeld(MeldKind.SET, cards, cards) for cards in (seat.hand[:3], seat.hand[3:6]))
+            return Play(lay_down=melds, discard=seat.hand[-1])
+
+    table = Table.deal(rules, 1, 2, seed=1, policies=[FakeSets(rules)] * 2)
+    with pytest.raises(TableError, match="which is no set"):
+        table.play_turn()
+
 
 # ---- melds on the table ---------------------------------------------------------------------------
 
@@ -226,6 +236,22 @@ def test_an_illegal_play_is_refused() -> None:
 def run(text: str) -> PlacedMeld:
     cards = parse_cards(text)
     return PlacedMeld(MeldKind.RUN, cards, cards)
+
+
+def test_meld_validity() -> None:
+    progressive, shanghai = preset("progressive"), preset("shanghai")
+    assert meld_is_valid(run("9S 10S JS QS"), progressive)
+    assert meld_is_valid(run("JH QH KH AH"), progressive) and meld_is_valid(run("AH 2H 3H 4H"), progressive)
+    assert not meld_is_valid(run("AH 2H 3H 4H"), shanghai)  # ace high only
+    assert not meld_is_valid(run("9S 10S QS KS"), progressive)  # a gap
+    assert not meld_is_valid(run("9S 10S JH QS"), progressive)  # two suits
+    assert not meld_is_valid(run("QS KS AS 2S"), progressive)  # round the corner
+    jokers = PlacedMeld(MeldKind.RUN, parse_cards("9S JK JK QS"), parse_cards("9S 10S JS QS"))
+    assert meld_is_valid(jokers, progressive) and not meld_is_valid(jokers, shanghai)  # one wild per meld
+    sevens = PlacedMeld(MeldKind.SET, parse_cards("7C 7D 8S"), parse_cards("7C 7D 8S"))
+    assert not meld_is_valid(sevens, progressive)
+    lying = PlacedMeld(MeldKind.SET, parse_cards("7C 7D 8S"), parse_cards("7C 7D 7S"))  # a natural stands for itself
+    assert not meld_is_valid(lying, progressive)
 
 
 def test_extend_meld_follows_the_rules() -> None:
