@@ -4,8 +4,8 @@
     .venv/bin/python -m benchmarks.advice --quick    # smaller suites, for a smoke test
     .venv/bin/python -m benchmarks.advice --buy-only --buy-rules shanghai eveleigh pagat
 
-Suites: 12-card ``progressive`` hands (round 6: deal size + 1; round 7: deal size, for the buy)
-dealt from a 4-player deck (two decks and a joker), half of them at random, half from two suits
+Suites: 12-card ``progressive`` hands (round 6: deal size + 1; for the buy, hands as dealt in
+rounds 6 and 7, before the draw, and one more card offered) dealt from a 4-player deck (two decks and a joker), half of them at random, half from two suits
 and a few neighbouring ranks (hands near their contract, where outs and discards matter most).
 
 Measured in the same run:
@@ -68,6 +68,14 @@ def describe(name: str, times: list[float]) -> str:
 
 
 BUY_ROUNDS = {"eveleigh": (9, 10, 12), "shanghai": (2, 4, 6), "pagat": (2, 4, 6)}  # rounds with buying
+
+
+def buy_cases(rules: Rules, rounds: tuple[int, ...], size: int, seed: int) -> list[Case]:
+    """``size`` hands before the draw (the round's deal) for the given rounds in turn, each with
+    one more card: the one offered."""
+    per_round = [suite(rules, size, seed + number, rounds=(number,), cards_each=rules.round(number).deal + 1)
+                 for number in rounds]
+    return [per_round[i % len(rounds)][i // len(rounds)] for i in range(size)]
 
 
 def buy_suite(rules: Rules, cases: list[Case]) -> tuple[list[float], list[str]]:
@@ -137,17 +145,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'ratio of medians (fast / naive)':<40} {statistics.median(fast) / statistics.median(naive):.3f}")
         print(f"disagreements with the naive baseline: {disagreements}")
 
-    print(f"\n== buy verdict over the rest of the round, default settings, {buys} hands of 12 cards "
-          "(rounds 6 and 7) and a 13th offered")
-    times, verdicts = buy_suite(rules, suite(rules, buys, args.seed + 1, rounds=(6, 7), cards_each=13))
+    print(f"\n== buy verdict over the rest of the round, default settings, {buys} hands as dealt "
+          "(11 cards in round 6, 12 in round 7) and one more card offered")
+    times, verdicts = buy_suite(rules, buy_cases(rules, (6, 7), buys, args.seed + 1))
     print(describe("advise(buy=...)", times))
     print("verdicts:", ", ".join(f"{v} {verdicts.count(v)}" for v in sorted(set(verdicts))))
     for name in args.buy_rules:
         other = preset(name)
         rounds = tuple(n for n in BUY_ROUNDS.get(name, (2, 4, 6)) if other.buys_in(n) != 0)
-        cases = [(hand, number) for number in rounds
-                 for hand, _ in suite(other, max(2, buys // len(rounds)), args.seed + 2, rounds=(number,),
-                                      cards_each=other.round(number).deal + 1)]
+        cases = buy_cases(other, rounds, max(len(rounds), buys // 2), args.seed + 2)
         other_times, other_verdicts = buy_suite(other, cases)
         print(describe(f"{name} rounds {','.join(map(str, rounds))}", other_times)
               + "   verdicts: " + ", ".join(f"{v} {other_verdicts.count(v)}" for v in sorted(set(other_verdicts))))
