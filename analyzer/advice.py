@@ -30,6 +30,7 @@ from typing import Any
 from analyzer.buy import (
     DEFAULT_HORIZON,
     DEFAULT_ROLLOUTS,
+    DEFAULT_TURN,
     AdviceError,
     BuyAdvice,
     buy_verdict,
@@ -122,13 +123,14 @@ def advise(
     seen: str | Iterable[Card] = (),
     discards: bool = False,
     buy: str | Card | None = None,
-    horizon: int = DEFAULT_HORIZON,
+    horizon: int | None = DEFAULT_HORIZON,
     rollouts: int = DEFAULT_ROLLOUTS,
     seed: int = 0,
     time_limit: float | None = None,
     buys_used: int = 0,
     bought_last: bool = False,
     moment: Moment | str | None = None,
+    turn: int = DEFAULT_TURN,
 ) -> Advice:
     """The hand's lay-down and outs; with ``discards`` the discard table; with ``buy`` (the
     offered discard) the comparison of passing with buying it.
@@ -164,7 +166,7 @@ def advise(
         check_buy_allowed(rule_set, round_number, buys_used, bought_last)
         check_deck(cards + seen_cards + (offered,), rule_set, deck,
                    f"the hand, the seen cards and the offered {offered.token}")
-        check_simulation(horizon, rollouts)
+        check_simulation(horizon, rollouts, turn)
 
     analyser = RoundSolver(rule_set, round_number, deck, time_limit)
     gone = Counter(cards) + Counter(seen_cards) + Counter([offered] if offered else [])
@@ -183,7 +185,8 @@ def advise(
     table = _discard_table(analyser, cards, unseen, place.moment) if discards else None
     buy_advice = None
     if offered is not None:
-        buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed)
+        buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
+                                 turn=turn, buys_used=buys_used, bought_last=bought_last)
     return Advice(lay_down, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice)
 
 

@@ -1,4 +1,5 @@
-"""Should you buy the offered discard? Passing and buying compared by a simulated player
+"""Should you buy the offered discard? Passing and buying compared over the rest of the round by
+a simulated player, the other players going out as often as self-play says they do
 (docs/advice.md defines the model and every number)."""
 
 from __future__ import annotations
@@ -12,17 +13,30 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.cards import ALL_CARD_KINDS, Card, Rank
+from analyzer.cards import ALL_CARD_KINDS, Card
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import MeldKind, Rules
+from analyzer.rules import Rules
+from analyzer.simulate import (
+    GoingOut,
+    PlayerState,
+    SimulatedPlayer,
+    cards_to_lay_down,
+    extend_meld,
+    going_out_chances,
+)
 
-DEFAULT_HORIZON = 3  # the player's next own turns the buy comparison looks at
-DEFAULT_ROLLOUTS = 120  # most simulated deals per option when exact enumeration is too dear
-MIN_ROLLOUTS = 40  # deals before the simulation may stop early with a settled verdict...
-SETTLE_EVERY = 20  # ...looked at this often...
+DEFAULT_HORIZON: int | None = None  # None: the rest of the round; a number caps the own turns played
+DEFAULT_TURN = 2  # the own turn of the round the player is about to play (the buy comes before it)
+DEFAULT_PLAYERS = 4  # players at the table when the advice is not told
+DEFAULT_ROLLOUTS = 120  # most simulated rounds per option when exact enumeration is too dear
+MIN_ROLLOUTS = 40  # rounds before the simulation may stop early with a settled verdict...
+SETTLE_EVERY = 10  # ...looked at this often...
 SETTLED = 3.0  # ...when the difference is this many standard errors clear of the margin
-MAX_HORIZON = 10
+MAX_HORIZON = 60
+MAX_TURN = 60
+MAX_OWN_TURNS = 60  # a round nobody has gone out of by then is scored as it stands...
+MIN_SURVIVAL = 0.002  # ...as is one this unlikely to last any longer
 MAX_ROLLOUTS = 100_000
 MARGIN_POINTS = 3.0  # a verdict needs the expected points to differ by at least this...
 MARGIN_SHARE = 0.10  # ...or by this share of passing's expected points, whichever is larger
@@ -41,19 +55,20 @@ class Verdict(enum.Enum):
     CLOSE_CALL = "close call"
 
 
-
 @dataclass(frozen=True)
 class BuyOption:
-    """Passing or buying, over the player's next ``horizon`` own turns."""
+    """Passing or buying, played to the end of the round (or the horizon)."""
 
     hand_size: int  # cards held when the next turn starts (buying: hand + offered + penalty)
-    lay_down_probability: float  # of having laid the contract down by the horizon
-    expected_points: float  # penalty points held at the horizon (leftover if laid down)
+    lay_down_probability: float  # of having laid the contract down when the round ends
+    expected_points: float  # penalty points caught in hand when the round ends (0: went out first)
+    go_out_probability: float  # of going out first
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "hand_size": self.hand_size,
             "lay_down_probability": round(self.lay_down_probability, 4),
+            "go_out_probability": round(self.go_out_probability, 4),
             "expected_points": round(self.expected_points, 2),
         }
 
@@ -71,10 +86,12 @@ class BuyAdvice:
     margin: float  # |difference| at most this is a close call
     std_error: float | None  # of the difference (Monte Carlo); None when exact
     reason: str
-    horizon: int
-    rollouts: int | None  # simulated deals; None when exact
+    horizon: int | None  # own turns played at most; None: to the end of the round
+    rollouts: int | None  # simulated rounds; None when exact
     seed: int
     method: str  # "exact" or "monte-carlo"
+    turn: int  # the own turn of the round about to be played
+    players: int  # at the table, for how soon the others go out
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -88,11 +105,12 @@ class BuyAdvice:
             "std_error": None if self.std_error is None else round(self.std_error, 2),
             "reason": self.reason,
             "horizon": self.horizon,
+            "turn": self.turn,
+            "players": self.players,
             "rollouts": self.rollouts,
             "seed": self.seed,
             "method": self.method,
         }
-
 
 
 def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_last: bool) -> None:
@@ -108,218 +126,114 @@ def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_la
         raise AdviceError(f"{rules.name!r} does not let the same player buy twice in succession")
 
 
-def check_simulation(horizon: int, rollouts: int) -> None:
-    if not 1 <= horizon <= MAX_HORIZON:
+def check_simulation(horizon: int | None, rollouts: int, turn: int = DEFAULT_TURN) -> None:
+    if horizon is not None and not 1 <= horizon <= MAX_HORIZON:
         raise AdviceError(f"the horizon is 1 to {MAX_HORIZON} of your turns, not {horizon}")
     if not 1 <= rollouts <= MAX_ROLLOUTS:
         raise AdviceError(f"rollouts must be 1 to {MAX_ROLLOUTS}, not {rollouts}")
+    if not 1 <= turn <= MAX_TURN:
+        raise AdviceError(f"the turn is 1 to {MAX_TURN}, not {turn}")
 
 
+def table_players(rules: Rules, players: int | None) -> int:
+    """The player count the others' going out is measured for: the given one, else
+    ``DEFAULT_PLAYERS`` within the rule set's range."""
+    if players is not None:
+        return players
+    low = min(deck.min_players for deck in rules.decks)
+    high = max(deck.max_players for deck in rules.decks)
+    return min(max(DEFAULT_PLAYERS, low), high)
 
-# ---- should you buy? ---------------------------------------------------------------------------
+
+# ---- the rest of the round, one seat played, the others going out by chance ----------------------
 
 
 @dataclass(frozen=True)
-class _State:
-    """The simulated player's hand between turns, with its plan: the nearest lay-down the
-    solver found (cards it leaves unused, cards it still misses)."""
+class _Score:
+    """One simulated stock played out, the other players' going out weighed exactly."""
 
-    held: tuple[Card, ...]
-    away: int | None  # cards away of ``held`` (None: never)
-    unused: tuple[Card, ...]  # held cards the plan leaves unused (0 away: the best leftover)
-    missing: tuple[Card, ...]  # cards the plan still needs
+    points: float  # expected points caught in hand when the round ends (0 once the player is out)
+    went_out: float  # chance it goes out first
+    laid_down: float  # chance it has laid down when the round ends
 
 
-class _Player:
-    """The simulated player (docs/advice.md). Each own turn it draws one card. If the hand can
-    then lay down, it lays down the best lay-down and discards its costliest leftover card;
-    otherwise it discards the costliest natural card its plan leaves unused.
+class _Rest:
+    """The buy verdict's model of the rest of the round (docs/advice.md): the player is a
+    ``SimulatedPlayer`` drawing from a shuffled stock of the unseen cards; the other players
+    discard unseen cards, which it may buy as the rules allow (all but the player just before
+    it, whose discard it could take in turn), and go out with the chances self-play measured.
 
-    The hand is solved again only when the drawn card may matter: not when the hand is more
-    cards away than it has turns left (it cannot lay down in time), nor when a quick test shows
-    the card cannot be part of any meld of a nearer (or, 0 away, a better) lay-down; then the
-    plan just takes the card, filling a missing place or as one more unused card."""
+    Whether another player has gone out does not depend on the player's cards, so a simulated
+    stock is played until the player goes out, and every own turn is weighed by the chance that
+    nobody else has gone out before it (``survival``) instead of drawing that moment at random:
+    the same answer with far less noise."""
 
-    def __init__(self, analyser: RoundSolver) -> None:
-        self.analyser = analyser
-        self.rules = analyser.rules
-        self.go_out = analyser.rules.round(analyser.round_number).go_out
+    def __init__(self, player: SimulatedPlayer, going_out: GoingOut, players: int, turn: int,
+                 horizon: int | None) -> None:
+        self.player, self.horizon = player, horizon
+        self.rules = player.rules
+        self.penalty = self.rules.buy_penalty_in(player.round_number)
+        self.offers = max(0, players - 2)  # discards between own turns it may buy
+        # survival[j]: nobody else has gone out before own turn j + 1 (the player just before
+        # plays first; between two own turns every other player plays once).
+        survival = [1 - going_out.chance(turn)]
+        cap = min(horizon or MAX_OWN_TURNS, MAX_OWN_TURNS)
+        while len(survival) < cap and survival[-1] > MIN_SURVIVAL:
+            now = turn + len(survival) - 1
+            survival.append(survival[-1] * (1 - going_out.chance(now)) ** (players - 2)
+                            * (1 - going_out.chance(now + 1)))
+        self.survival = tuple(survival)
 
-    def start(self, held: Sequence[Card]) -> _State:
-        return self._state(self.analyser.lay_down(held), None)
-
-    def _state(self, lay_down: LayDown, discarded: Card | None) -> _State:
-        """The state after discarding ``discarded`` from ``lay_down``'s hand."""
-        held = list(lay_down.hand)
-        unused = list(lay_down.leftover if lay_down.can_lay_down else
-                      lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand)
-        if discarded is not None:
-            held.remove(discarded)
-            if discarded not in unused:  # the plan needed it: find the new nearest plan
-                return self.start(held)
-            unused.remove(discarded)
-        return _State(tuple(held), lay_down.cards_away, tuple(unused), lay_down.missing)
-
-    def turn(self, state: _State, drawn: Card, turns_left: int) -> tuple[bool, _State, int]:
-        """Draw ``drawn`` with ``turns_left`` turns to go (this one included): (laid down?, the
-        state after the turn, the points then held)."""
-        if state.away is None or state.away > turns_left:
-            return False, *self._keep_plan(state, drawn)
-        if not self.may_help(state, drawn):
-            if state.away == 0 and not self.go_out:
-                # The best lay-down stands; the card can only be left over with the rest.
-                kept = self._after_lay_down(state.unused + (drawn,))
-                return True, _State(kept, 0, kept, ()), self.analyser.points(kept)
-            return False, *self._keep_plan(state, drawn)
-        lay_down = self.analyser.lay_down(state.held + (drawn,))
-        if lay_down.can_lay_down:
-            kept = self._after_lay_down(lay_down.leftover)
-            return True, _State(kept, 0, kept, ()), self.analyser.points(kept)
-        after = self._state(lay_down, self.discard(lay_down))
-        return False, after, self.analyser.points(after.held)
-
-    def may_help(self, state: _State, drawn: Card) -> bool:
-        """A quick test that ``drawn`` might be an out, or for a hand 0 away might be melded
-        (False: it certainly is not).
-
-        Such a card is part of some meld of a lay-down that misses at most ``away - 1`` cards
-        (none when 0 away); the meld's other cards are held cards or those missing ones, so a
-        set needs ``size - max(away, 1)`` held cards of its rank or wild, a run as many held
-        naturals on distinct places of one window around the card, or wild cards (no more than
-        a meld may take)."""
-        rules = self.rules
-        if rules.is_wild(drawn):
-            return True
-        assert state.away is not None and drawn.rank is not None
-        spare = max(state.away - 1, 0)  # missing cards the meld may still lack
-        held_wilds = sum(1 for card in state.held if rules.is_wild(card))
-        naturals = [card for card in state.held if not rules.is_wild(card)]
-
-        def enough(held_naturals: int, size: int) -> bool:
-            # Wild cards the meld can take from the hand: within the per-meld limit and, when
-            # they may not outnumber the naturals, no more than the naturals it can have.
-            wilds = held_wilds if rules.max_wilds_per_meld is None else min(held_wilds, rules.max_wilds_per_meld)
-            if not rules.wilds_may_outnumber_naturals:
-                wilds = min(wilds, held_naturals + 1 + spare)
-            return held_naturals + wilds >= size - 1 - spare
-
-        for spec in set(rules.round(self.analyser.round_number).contract):
-            if spec.kind != MeldKind.RUN:
-                if enough(sum(1 for card in naturals if card.rank == drawn.rank), spec.size):
-                    return True
-                continue
-            places = {p for card in naturals if card.suit == drawn.suit for p in _run_places(card, rules)}
-            for place in _run_places(drawn, rules):
-                for first in range(max(place - spec.size + 1, 1 if rules.ace_low else 2),
-                                   min(place, (14 if rules.ace_high else 13) - spec.size + 1) + 1):
-                    window = set(range(first, first + spec.size)) - {place}
-                    if enough(len(window & places), spec.size):
-                        return True
-        return False
-
-    def _keep_plan(self, state: _State, drawn: Card) -> tuple[_State, int]:
-        """A turn that cannot bring the hand to a lay-down in time, or whose card cannot bring it
-        closer: the plan stays, the drawn card fills one of its missing places or joins the
-        unused cards, and the costliest unused natural card goes."""
-        missing, unused, away = list(state.missing), list(state.unused), state.away
-        if drawn in missing:
-            missing.remove(drawn)
-            away = None if away is None else away - 1
-        else:
-            unused.append(drawn)
-        held = list(state.held) + [drawn]
-        discarded = self._costliest([c for c in unused if not self.rules.is_wild(c)] or unused
-                                    or [c for c in held if not self.rules.is_wild(c)] or held)
-        held.remove(discarded)
-        if discarded in unused:
-            unused.remove(discarded)
-        return _State(tuple(held), away, tuple(unused), tuple(missing)), self.analyser.points(held)
-
-    def _after_lay_down(self, leftover_cards: Sequence[Card]) -> tuple[Card, ...]:
-        """What the player holds after laying down with this leftover and discarding."""
-        leftover = list(leftover_cards)
-        if not leftover:
-            return ()
-        if len(leftover) == 1 and self.rules.discard_to_go_out == "never":
-            return tuple(leftover)  # it may not go out by discarding: the last card stays
-        leftover.remove(self._costliest(leftover))
-        return tuple(leftover)
-
-    def discard(self, lay_down: LayDown) -> Card:
-        """The costliest natural card the nearest plan leaves unused (else any unused card, else
-        the costliest natural card held): a player keeps its melds and its wild cards."""
-        unused = lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand
-        choices = ([c for c in unused if not self.rules.is_wild(c)] or list(unused)
-                   or [c for c in lay_down.hand if not self.rules.is_wild(c)] or list(lay_down.hand))
-        return self._costliest(choices)
-
-    def _costliest(self, cards: Sequence[Card]) -> Card:
-        return max(cards, key=lambda card: (self.rules.points_of(card), card.sort_key()))
-
-    def play(self, held: Sequence[Card], draws: Sequence[Card]) -> tuple[bool, int]:
-        """Turns with these draws: (laid down by the last one?, points held at the end)."""
-        state = self.start(held)
-        for number, drawn in enumerate(draws):
-            laid, state, points = self.turn(state, drawn, len(draws) - number)
-            if laid:
-                return True, points
-        return False, self.analyser.points(state.held)
-
-    def expect(self, state: _State, stock: Counter[Card], turns: int) -> tuple[float, float]:
-        """Exactly: (chance of laying down within ``turns``, expected points held then)."""
-        total = sum(stock.values())
-        if turns == 0 or total == 0:
-            return 0.0, float(self.analyser.points(state.held))
-        chance = points = 0.0
-        for card in [c for c in ALL_CARD_KINDS if stock[c]]:
-            weight = stock[card] / total
-            laid, after, held_points = self.turn(state, card, turns)
-            if laid:
-                chance, points = chance + weight, points + weight * held_points
-                continue
-            stock[card] -= 1
-            later_chance, later_points = self.expect(after, stock, turns - 1)
-            stock[card] += 1
-            chance, points = chance + weight * later_chance, points + weight * later_points
-        return chance, points
-
-    def expect_after(self, held: tuple[Card, ...], stock: Counter[Card], blind: int,
-                     turns: int) -> tuple[float, float]:
-        """As ``expect``, after first taking ``blind`` cards from the stock (a buy's penalty)."""
-        total = sum(stock.values())
-        if blind == 0 or total == 0:
-            return self.expect(self.start(held), stock, turns)
-        chance = points = 0.0
-        for card in [c for c in ALL_CARD_KINDS if stock[c]]:
-            weight = stock[card] / total
-            stock[card] -= 1
-            later_chance, later_points = self.expect_after(held + (card,), stock, blind - 1, turns)
-            stock[card] += 1
-            chance, points = chance + weight * later_chance, points + weight * later_points
-        return chance, points
-
-
-def _run_places(card: Card, rules: Rules) -> tuple[int, ...]:
-    """Places a natural card can take in a run: 1 (low ace) to 14 (high ace)."""
-    assert card.rank is not None
-    if card.rank != Rank.ACE:
-        return (int(card.rank),)
-    return tuple(p for p, allowed in ((1, rules.ace_low), (14, rules.ace_high)) if allowed)
+    def play(self, state: PlayerState, pile: Sequence[Card], buys_left: int | None, bought_last: bool) -> _Score:
+        """One option on one simulated stock: own draws and penalty cards from its front, the
+        others' discards from its back."""
+        player = self.player
+        front, back = 0, len(pile)
+        points = laid = 0.0
+        alive = 1.0  # nobody else has gone out yet
+        for played, survive in enumerate(self.survival):
+            # Another player goes out before this turn: the round ends as the hand stands.
+            held = player.solver.points(state.held)
+            points += (alive - survive) * held
+            laid += (alive - survive) * state.laid_down
+            alive = survive
+            if front >= back:
+                break  # the stock is spent: the round is scored as it stands
+            drawn = pile[front]
+            front += 1
+            turns_left = None if self.horizon is None else self.horizon - played
+            result = player.play_turn(state, drawn, turns_left)
+            state = result.state
+            if result.went_out:
+                return _Score(points, alive, laid + alive)
+            for _ in range(self.offers if played + 1 < len(self.survival) else 0):
+                if back - front <= self.penalty:
+                    break
+                back -= 1
+                card = pile[back]
+                if ((buys_left is None or buys_left > 0) and not (bought_last and self.rules.no_consecutive_buys)
+                        and player.wants_to_buy(state, card, self.penalty)):
+                    state = player.with_cards(state, (card,) + tuple(pile[front:front + self.penalty]))
+                    front += self.penalty
+                    buys_left = None if buys_left is None else buys_left - 1
+                    bought_last = True
+        # The horizon, or so late that the round is all but surely over: scored as it stands.
+        return _Score(points + alive * player.solver.points(state.held), 0.0, laid + alive * state.laid_down)
 
 
 def _margin(pass_points: float) -> float:
     return max(MARGIN_POINTS, MARGIN_SHARE * pass_points)
 
 
-def _std_error(passing: Sequence[int], buying: Sequence[int]) -> float | None:
-    """Standard error of the mean difference, buying less passing, deal by deal."""
+def _std_error(passing: Sequence[float], buying: Sequence[float]) -> float | None:
+    """Standard error of the mean difference, buying less passing, round by round."""
     if len(passing) < 2:
         return None
     return statistics.stdev([b - p for b, p in zip(buying, passing, strict=True)]) / math.sqrt(len(passing))
 
 
-def _settled(passing: Sequence[int], buying: Sequence[int]) -> bool:
-    """Whether more deals would hardly change the verdict: the mean difference lies more than
+def _settled(passing: Sequence[float], buying: Sequence[float]) -> bool:
+    """Whether more rounds would hardly change the verdict: the mean difference lies more than
     ``SETTLED`` standard errors clear of the margin, on whichever side it is."""
     error = _std_error(passing, buying)
     difference = statistics.fmean(buying) - statistics.fmean(passing)
@@ -328,101 +242,176 @@ def _settled(passing: Sequence[int], buying: Sequence[int]) -> bool:
 
 def _tree_size(kinds: int, turns: int, blind: int) -> int:
     """Draw sequences an exact enumeration visits: one solver call each, at most."""
-    size, level = 0, 1
-    for _ in range(blind):
-        level *= kinds
-    for _ in range(turns):
-        level *= kinds
-        size += level
+    size: int = kinds ** (blind + turns)
     return size
 
 
 def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, unseen: dict[Card, int],
-                horizon: int, rollouts: int, seed: int) -> BuyAdvice:
+                horizon: int | None, rollouts: int, seed: int, *, players: int | None = None,
+                turn: int = DEFAULT_TURN, buys_used: int = 0, bought_last: bool = False) -> BuyAdvice:
+    """Passing and buying ``offered`` compared for the hand ``cards`` before its draw."""
     rules = analyser.rules
-    penalty = rules.buy_penalty_in(analyser.round_number)
+    round_number = analyser.round_number
+    penalty = rules.buy_penalty_in(round_number)
+    allowed = rules.buys_in(round_number)
+    buys_left = None if allowed is None else max(0, allowed - buys_used - 1)
+    seats = table_players(rules, players)
     stock = Counter({card: n for card, n in unseen.items() if n})
     bought = cards + (offered,)
-    player = _Player(analyser)
-    kinds = len(stock)
+    player = SimulatedPlayer(analyser)
+    rest = _Rest(player, going_out_chances(rules, round_number, seats), seats, turn, horizon)
     std_error: float | None
-    if _tree_size(kinds, horizon, 0) + _tree_size(kinds, horizon, penalty) <= EXACT_LIMIT:
+    if horizon == 1 and _tree_size(len(stock), 1, penalty) <= EXACT_LIMIT:
         method, used_rollouts, std_error = "exact", None, None
-        pass_chance, pass_points = player.expect(player.start(cards), stock, horizon)
-        buy_chance, buy_points = player.expect_after(bought, stock, penalty, horizon)
+        passing = _exact(rest, player.start(cards), stock, 0)
+        buying = _exact(rest, player.start(bought), stock, penalty)
     else:
         method = "monte-carlo"
-        # Common random numbers: both options see the same draws, buying takes its penalty
-        # cards from further down the same shuffled stock. The comparison is then fair and far
+        # Common random numbers: in each round both options see the same stock, the same
+        # discards and the same moment another player goes out; buying takes its penalty cards
+        # from the bottom of that stock, which passing never reaches. The comparison is then far
         # less noisy than two independent samples.
         rng = random.Random(seed)
-        pile = list(stock.elements())
-        laid: Counter[str] = Counter()
-        held: dict[str, list[int]] = {"pass": [], "buy": []}
+        pile = [card for card in ALL_CARD_KINDS for _ in range(stock[card])]
+        scores: dict[str, list[_Score]] = {"pass": [], "buy": []}
+        start_pass, start_buy = player.start(cards), player.start(bought)
+        pass_buys = None if allowed is None else allowed - buys_used
         for done in range(1, rollouts + 1):
-            drawn = rng.sample(pile, min(len(pile), horizon + penalty))
-            draws, blind = drawn[:horizon], drawn[horizon:]
-            for option, start in (("pass", cards), ("buy", bought + tuple(blind))):
-                option_laid, points = player.play(start, draws)
-                laid[option] += option_laid
-                held[option].append(points)
-            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and _settled(held["pass"], held["buy"]):
+            rng.shuffle(pile)
+            stock_order = pile[:len(pile) - penalty]
+            blind = tuple(pile[len(pile) - penalty:])
+            scores["pass"].append(rest.play(start_pass, stock_order, pass_buys, bought_last))
+            scores["buy"].append(rest.play(player.with_cards(start_buy, blind), stock_order, buys_left, True))
+            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and _settled(
+                    [s.points for s in scores["pass"]], [s.points for s in scores["buy"]]):
                 break
-        used_rollouts = len(held["pass"])
-        pass_chance, pass_points = laid["pass"] / used_rollouts, statistics.fmean(held["pass"])
-        buy_chance, buy_points = laid["buy"] / used_rollouts, statistics.fmean(held["buy"])
-        std_error = _std_error(held["pass"], held["buy"])
+        used_rollouts = len(scores["pass"])
+        passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
+        std_error = _std_error([s.points for s in scores["pass"]], [s.points for s in scores["buy"]])
 
-    difference = buy_points - pass_points
-    margin = _margin(pass_points)
+    difference = buying[2] - passing[2]
+    margin = _margin(passing[2])
     verdict = Verdict.BUY if difference < -margin else Verdict.PASS if difference > margin else Verdict.CLOSE_CALL
-    passing_option = BuyOption(len(cards), pass_chance, pass_points)
-    buying_option = BuyOption(len(bought) + penalty, buy_chance, buy_points)
+    passing_option = BuyOption(len(cards), passing[0], passing[2], passing[1])
+    buying_option = BuyOption(len(bought) + penalty, buying[0], buying[2], buying[1])
     mean_stock = sum(rules.points_of(c) * n for c, n in stock.items()) / max(1, sum(stock.values()))
     reason = _reason(analyser, cards, offered, penalty, mean_stock, horizon, passing_option, buying_option)
     return BuyAdvice(offered, penalty, passing_option, buying_option, verdict, difference, margin,
-                     std_error, reason, horizon, used_rollouts, seed, method)
+                     std_error, reason, horizon, used_rollouts, seed, method, turn, seats)
+
+
+def _summary(scores: Sequence[_Score]) -> tuple[float, float, float]:
+    """(chance of having laid down, chance of going out first, mean points)."""
+    return (statistics.fmean(s.laid_down for s in scores), statistics.fmean(s.went_out for s in scores),
+            statistics.fmean(s.points for s in scores))
+
+
+def _exact(rest: _Rest, state: PlayerState, stock: Counter[Card], blind: int) -> tuple[float, float, float]:
+    """A horizon of one own turn, exactly: (chance of laying down, of going out, mean points).
+    The player just before may go out first; else every draw (after ``blind`` penalty cards)
+    weighted by its unseen copies."""
+    player = rest.player
+    total = sum(stock.values())
+    if blind:
+        laid = out = points = 0.0
+        for card in [c for c in ALL_CARD_KINDS if stock[c]]:
+            weight = stock[card] / total
+            stock[card] -= 1
+            a, b, c = _exact(rest, player.with_cards(state, (card,)), stock, blind - 1)
+            stock[card] += 1
+            laid, out, points = laid + weight * a, out + weight * b, points + weight * c
+        return laid, out, points
+    first = 1 - rest.survival[0]  # the player just before goes out first
+    laid = out = points = 0.0
+    for card in [c for c in ALL_CARD_KINDS if stock[c]]:
+        weight = stock[card] / total
+        result = player.play_turn(state, card, 1)
+        laid += weight * result.state.laid_down
+        out += weight * result.went_out
+        points += weight * (0 if result.went_out else player.solver.points(result.state.held))
+    held = player.solver.points(state.held)
+    return (1 - first) * laid, (1 - first) * out, first * held + (1 - first) * points
+
+
+# ---- the reason -----------------------------------------------------------------------------------
 
 
 def _reason(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, penalty: int, mean_stock: float,
-            horizon: int, passing: BuyOption, buying: BuyOption) -> str:
-    """One sentence: what the offered card does for the hand and what the extra cards cost."""
-    before = analyser.lay_down(cards)
-    after = analyser.lay_down(cards + (offered,))
+            horizon: int | None, passing: BuyOption, buying: BuyOption) -> str:
+    """One sentence: what the offered card does for the hand, what the extra cards cost, and
+    how the chance of going out first changes."""
+    rules = analyser.rules
+    before = analyser.lay_down(cards, before_draw=True)
+    after = analyser.lay_down(cards + (offered,), before_draw=True)
     penalty_points = penalty * mean_stock
     blind = (f"the penalty card costs {penalty_points:.1f} points on average" if penalty == 1 else
              f"the {penalty} penalty cards cost {penalty_points:.1f} points on average" if penalty else
              "there is no penalty card")
     extra = 1 + penalty
     adds = (f"buying adds {extra} card{'s' if extra != 1 else ''} worth "
-            f"{analyser.rules.points_of(offered) + penalty_points:.1f} points on average")
-    turns = f"{horizon} turns" if horizon != 1 else "your next turn"
-    chance = (f"your chance of laying down within {turns} goes from {passing.lay_down_probability:.0%} "
-              f"to {buying.lay_down_probability:.0%}")
+            f"{rules.points_of(offered) + penalty_points:.1f} points on average")
+    when = "by the end of the round" if horizon is None else (
+        f"within {horizon} turns" if horizon != 1 else "on your next turn")
+    chance = (f"your chance of going out first goes from {passing.go_out_probability:.0%} "
+              f"to {buying.go_out_probability:.0%}" if passing.go_out_probability or buying.go_out_probability
+              else f"your chance of laying down {when} goes from {passing.lay_down_probability:.0%} "
+                   f"to {buying.lay_down_probability:.0%}" if passing.lay_down_probability or buying.lay_down_probability
+              else f"you cannot lay down {when} either way")
+    need = cards_to_lay_down(rules, analyser.round_number)
+    discard = " (with the discard that ends the turn)" if need > sum(
+        spec.size for spec in rules.round(analyser.round_number).contract) else ""
+    short = (f"This round needs more cards than are dealt: laying down takes {need} cards{discard} and you "
+             f"will hold {len(cards) + 1} after your draw, so only buying gets you down; "
+             if len(cards) + 1 < need else "")
+    held = Counter(cards)
+    whole = [meld for meld in before.melds or before.with_missing if not Counter(meld.cards) - held]
+    extends = _extended_meld(whole, offered, analyser)
+    what = _what_it_does(before, after, offered, extends, penalty, blind, adds, chance)
+    return short + what[0].lower() + what[1:] if short else what
+
+
+def _what_it_does(before: LayDown, after: LayDown, offered: Card, extends: PlacedMeld | None, penalty: int,
+                  blind: str, adds: str, chance: str) -> str:
     if before.can_lay_down:
-        return f"You can lay down already, so the {offered.face} is not needed; {adds}."
+        what = f"You can lay down already, so the {offered.face} is not needed for the contract"
+        if extends:
+            what += f" (it would extend the {extends.kind.value} {extends.describe()})"
+        return f"{what}; {adds}, and {chance}."
     if after.can_lay_down:
         meld = _meld_with(after.melds, offered)
+        # In a go-out round every card goes down at once: the penalty cards too.
+        then = (", so you lay down on your next turn" if not after.go_out or not penalty else
+                ", but in this go-out round the penalty cards must be melded too")
         return (f"Buying the {offered.face} completes your contract"
                 + (f" (the {meld.kind.value} {meld.describe()})" if meld else "")
-                + f", so you lay down on your next turn; {blind}.")
+                + f"{then}; {blind}, and {chance}.")
     if after.cards_away is not None and before.cards_away is None:
-        return f"The {offered.face} makes your contract reachable ({after.cards_away} cards away); {blind}."
+        return (f"The {offered.face} makes your contract reachable ({after.cards_away} cards away); "
+                f"{blind}, and {chance}.")
     if after.cards_away is not None and before.cards_away is not None and after.cards_away < before.cards_away:
         meld = _meld_with(after.with_missing, offered)
         return (f"The {offered.face} takes you from {before.cards_away} cards away to {after.cards_away}"
                 + (f" (it goes into the {meld.kind.value} {meld.describe()})" if meld else "")
                 + f"; {blind}, and {chance}.")
-    return f"The {offered.face} fits none of your melds; {adds}."
+    if extends:
+        return (f"The {offered.face} extends the {extends.kind.value} {extends.describe()} but brings you "
+                f"no closer to your contract; {adds}, and {chance}.")
+    return f"The {offered.face} fits none of your melds; {adds}, and {chance}."
 
 
 def _meld_with(melds: Sequence[PlacedMeld], card: Card) -> PlacedMeld | None:
     return next((meld for meld in melds if card in meld.cards), None)
 
 
+def _extended_meld(melds: Sequence[PlacedMeld], card: Card, analyser: RoundSolver) -> PlacedMeld | None:
+    """The first of the hand's planned melds, of cards it holds, that the card would extend."""
+    return next((meld for meld in melds if extend_meld(meld, card, analyser.rules) is not None), None)
+
+
 __all__ = [
     "DEFAULT_HORIZON",
     "DEFAULT_ROLLOUTS",
+    "DEFAULT_TURN",
     "AdviceError",
     "BuyAdvice",
     "BuyOption",

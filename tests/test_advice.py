@@ -7,7 +7,6 @@ fails it (``test_the_outs_check_catches_wrong_finders`` shows that it does).
 
 from __future__ import annotations
 
-import json
 import math
 from collections import Counter
 from collections.abc import Callable
@@ -18,8 +17,6 @@ from hypothesis import strategies as st
 
 from analyzer import AdviceError, HandError, advise, analyze
 from analyzer import advice as advice_module
-from analyzer import buy as buy_module
-from analyzer.buy import BuyAdvice, Verdict
 from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
@@ -236,108 +233,6 @@ def test_discard_table_when_the_hand_can_lay_down_ranks_by_leftover_points() -> 
     assert table[1].card.token == "3D" and table[1].leftover_points == 10
 
 
-# ---- should you buy? -----------------------------------------------------------------------------
-
-ONE_AWAY = "7H 8H 10H 5C 5D 5S KC"  # progressive round 2 (a set of 3, a run of 4): needs the 9H
-
-
-def buy(hand: str, offered: str, rules: str = "progressive", round_number: int = 2, **options: object) -> BuyAdvice:
-    result = advise(hand, rules, round_number, players=4, buy=offered, **options)  # type: ignore[arg-type]
-    assert result.buy is not None
-    return result.buy
-
-
-def test_a_card_that_completes_the_contract_is_a_clear_buy() -> None:
-    advice = buy(ONE_AWAY, "9H")
-    assert advice.verdict is Verdict.BUY
-    assert advice.buying.lay_down_probability == 1.0 > advice.passing.lay_down_probability
-    assert advice.difference < -2 * advice.margin
-    assert "completes your contract" in advice.reason and "7♥ 8♥ 9♥ 10♥" in advice.reason
-    assert "penalty card costs" in advice.reason
-    # So clear that the simulation stops at its first look.
-    assert advice.method == "monte-carlo" and advice.rollouts == buy_module.MIN_ROLLOUTS
-
-
-def test_completing_the_contract_is_a_buy_with_two_penalty_cards_too() -> None:
-    advice = buy("7H 8H 10H 5C 5D 5S KC JC 3D 4S 6C", "9H", "shanghai", 2)
-    assert advice.penalty_cards == 2 and advice.verdict is Verdict.BUY
-    assert advice.buying.hand_size == 14
-
-
-def test_a_card_that_helps_nothing_is_a_clear_pass() -> None:
-    advice = buy(ONE_AWAY, "KD")
-    assert advice.verdict is Verdict.PASS
-    assert advice.difference > 2 * advice.margin
-    assert "fits none of your melds" in advice.reason and "adds 2 cards" in advice.reason
-
-
-def test_a_hand_that_can_lay_down_passes() -> None:
-    advice = buy("7H 8H 9H 10H 5C 5D 5S", "QS")
-    assert advice.verdict is Verdict.PASS and "already" in advice.reason
-    assert advice.passing.lay_down_probability == advice.buying.lay_down_probability == 1.0
-
-
-def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
-    close = buy(ONE_AWAY, "6H", rollouts=200)  # helps a little, costs a little
-    assert close.rollouts is not None and close.std_error is not None
-    if close.rollouts < 200:
-        assert abs(abs(close.difference) - close.margin) > buy_module.SETTLED * close.std_error
-    clear = buy(ONE_AWAY, "KD", rollouts=200)
-    assert clear.rollouts == buy_module.MIN_ROLLOUTS and clear.verdict is Verdict.PASS
-    assert buy(ONE_AWAY, "KD", rollouts=25).rollouts == 25  # never more than asked
-
-
-def test_the_same_inputs_give_the_same_answer() -> None:
-    first = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
-    again = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
-    assert first == again and first.to_dict() == again.to_dict()
-    other_seed = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=8, rollouts=60)
-    assert other_seed.buy is not None and other_seed.buy.seed == 8
-
-
-def test_exact_enumeration_matches_the_outs() -> None:
-    """Horizon 1 without a penalty card is enumerated exactly; a hand one card away then lays
-    down exactly when it draws an out: the chance is unseen outs over unseen cards."""
-    hand = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D"  # eveleigh round 9: four sets of 3, needs a 6
-    result = advise(hand, "eveleigh", 9, players=4, buy="KS", horizon=1)
-    assert result.buy is not None and result.buy.method == "exact" and result.buy.rollouts is None
-    assert result.buy.penalty_cards == 0
-    stock = sum(deck_copies(c, preset("eveleigh").deck_for(4)) for c in ALL_CARD_KINDS) - 11 - 1
-    assert result.lay_down.cards_away == 1
-    assert result.buy.passing.lay_down_probability == pytest.approx(result.unseen_outs / stock)
-
-
-def test_monte_carlo_agrees_with_exact_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
-    hand, args = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D", ("eveleigh", 9)
-    exact = advise(hand, *args, players=4, buy="6H", horizon=1).buy
-    monkeypatch.setattr(buy_module, "EXACT_LIMIT", 0)
-    monkeypatch.setattr(buy_module, "MIN_ROLLOUTS", 10_000)  # all 600 deals
-    sampled = advise(hand, *args, players=4, buy="6H", horizon=1, rollouts=600, seed=3).buy
-    assert exact is not None and sampled is not None
-    assert exact.method == "exact" and sampled.method == "monte-carlo" and sampled.rollouts == 600
-    for a, b in ((exact.passing, sampled.passing), (exact.buying, sampled.buying)):
-        p = a.lay_down_probability
-        assert abs(p - b.lay_down_probability) <= 4 * math.sqrt(max(0.0, p * (1 - p)) / 600) + 1e-9
-    assert sampled.std_error is not None
-    assert abs(exact.difference - sampled.difference) <= 4 * sampled.std_error + 0.5
-
-
-def test_buy_verdict_to_dict_is_json() -> None:
-    result = advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", discards=True, rollouts=20)
-    answer = json.loads(json.dumps(result.to_dict()))
-    # The offered 9H lies face up: one 9H is left unseen.
-    assert answer["cards_away"] == 1 and answer["outs"] == [{"card": "9H", "unseen": 1}, {"card": "JK", "unseen": 1}]
-    assert answer["unseen_outs"] == 2 and answer["discards"][0]["card"] == "KC"
-    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["offered"] == "9H"
-    assert set(answer["buy"]) == {"offered", "penalty_cards", "passing", "buying", "verdict", "difference", "margin",
-                                  "std_error", "reason", "horizon", "rollouts", "seed", "method"}
-    assert set(answer["buy"]["passing"]) == {"hand_size", "lay_down_probability", "expected_points"}
-    plain = advise(ONE_AWAY, "progressive", 2).to_dict()
-    assert plain["discards"] is None and plain["buy"] is None
-    assert {k: v for k, v in plain.items() if k not in ("seen", "outs", "unseen_outs", "discards", "buy")} == \
-        analyze(ONE_AWAY, "progressive", 2).to_dict()
-
-
 # ---- bad input -----------------------------------------------------------------------------------
 
 
@@ -354,13 +249,3 @@ def test_bad_advice_input_is_refused(options: dict[str, object], error: type[Exc
         advise("7H 7H 8H 10H 5C 5D 5S", "progressive", 2, players=4, **options)  # type: ignore[arg-type]
     for word in words:
         assert word in str(caught.value)
-
-
-def test_buying_where_the_rules_forbid_it_is_refused() -> None:
-    with pytest.raises(AdviceError, match="no buying in round 1"):
-        advise("3C 3D 3H 4C 4D", "eveleigh", 1, buy="4H")
-    with pytest.raises(AdviceError, match="allows 2 buys in round 2 and you have used 2"):
-        advise(ONE_AWAY, "shanghai", 2, buy="9H", buys_used=2)
-    with pytest.raises(AdviceError, match="twice in succession"):
-        advise(ONE_AWAY, "pagat", 2, players=4, buy="9H", bought_last=True)
-    assert advise(ONE_AWAY, "progressive", 2, buy="9H", bought_last=True, rollouts=4).buy is not None

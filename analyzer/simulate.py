@@ -1,0 +1,965 @@
+"""The simulated round: a table with the rule set's deck, the stock, the discard pile and players
+each following a policy, buying as the rules allow. The buy verdict asks it questions (how
+soon do other players go out?) and the puzzle generator will draw positions from its play.
+
+    >>> table = Table.deal(preset("progressive"), 1, players=3, seed=1)
+    >>> outcome = table.play()
+    >>> outcome.finished, sum(len(hand) for hand in table.hands) + len(table.stock) + len(table.discards) \\
+    ...     + sum(len(m.cards) for melds in table.melds for m in melds) == len(table.deck)
+    (True, True)
+
+Pieces, each usable alone:
+
+- ``extend_meld``: a card laid off on a meld on the table, within the rule set's limits;
+- ``SimulatedPlayer``: a plain, consistent player built on the analyser (docs/advice.md), both
+  a ``Policy`` for the ``Table`` and a state machine the buy verdict drives turn by turn;
+- ``Table``: ``Table.deal(rules, round_number, players, seed)``, ``play_turn()``, ``play()``,
+  ``play_until(stop)`` and ``position(seat)`` to halt at a position worth asking about, events
+  for observers (``Table.observers``) and a record of them (``Table.events``);
+- ``going_out_chances``: how likely another player is to go out on each of its turns, measured
+  by self-play of ``SimulatedPlayer``s at a ``Table`` and cached (``analyzer.going_out_table``).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+import random
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from analyzer.cards import ALL_CARD_KINDS, Card, Rank, sorted_cards
+from analyzer.hand import deck_copies
+from analyzer.result import LayDown, PlacedMeld
+from analyzer.round_solver import RoundSolver
+from analyzer.rules import PRESETS, ContractMode, DeckRule, MeldKind, Rules, preset
+from analyzer.turn import best_turn
+
+MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
+DEFAULT_TIME_LIMIT = 5.0  # per solver call, as the analyser's
+MEASURE_GAMES = 60  # self-play rounds behind a shipped going-out table entry
+QUICK_MEASURE_GAMES = 16  # ...and behind one measured on demand (custom rules, other player counts)
+MEASURE_TURNS_EACH = 40  # self-play rounds stop after this many turns each (nobody out: no chance)
+MIN_AT_RISK = 24  # turns with fewer players still in play than this are pooled with the later ones
+REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again
+
+
+class TableError(ValueError):
+    """A play the rules do not allow (a policy's bug): cards it does not hold, a bad lay-off."""
+
+
+# ---- melds on the table --------------------------------------------------------------------------
+
+
+def run_places(card: Card, rules: Rules) -> tuple[int, ...]:
+    """Places a natural card can take in a run: 1 (low ace) to 14 (high ace)."""
+    assert card.rank is not None
+    if card.rank != Rank.ACE:
+        return (int(card.rank),)
+    return tuple(p for p, allowed in ((1, rules.ace_low), (14, rules.ace_high)) if allowed)
+
+
+def _place_rank(place: int) -> Rank:
+    return Rank.ACE if place in (1, 14) else Rank(place)
+
+
+def _run_span(meld: PlacedMeld) -> tuple[int, int]:
+    """First and last place (1..14) of a run on the table."""
+    ranks = [int(card.rank) for card in meld.stands_for if card.rank is not None]
+    first = ranks[0]
+    if first == 1 and len(ranks) > 1 and ranks[1] != 2:  # an ace before a 2 is low, else high
+        first = 14
+    last = first + len(ranks) - 1
+    if first == 14:  # a lone high ace cannot start a run: it ends one
+        first, last = 14 - len(ranks) + 1, 14
+    return first, last
+
+
+def extend_meld(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
+    """The meld with ``card`` laid off on it, or None when the card does not fit: a natural of the
+    set's rank, or of the run's suit next to either end; a wild card standing for the next place up
+    (else down). Within the rule set's wild limits and run length."""
+    wild = rules.is_wild(card)
+    wilds = sum(1 for c in meld.cards if rules.is_wild(c))
+    if wild:
+        if rules.max_wilds_per_meld is not None and wilds + 1 > rules.max_wilds_per_meld:
+            return None
+        if not rules.wilds_may_outnumber_naturals and wilds + 1 > len(meld.cards) - wilds:
+            return None
+    if meld.kind != MeldKind.RUN:
+        rank = next((c.rank for c in meld.stands_for if c.rank is not None), None)
+        if wild:
+            suit_card = next(c for c in meld.stands_for)
+            return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (suit_card,))
+        if card.rank != rank:
+            return None
+        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
+    first, last = _run_span(meld)
+    if last - first + 1 >= rules.max_run_length:
+        return None
+    suit = meld.stands_for[0].suit
+    top = 14 if rules.ace_high else 13
+    bottom = 1 if rules.ace_low else 2
+    if wild:
+        if last < top:
+            return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (Card(_place_rank(last + 1), suit),))
+        if first > bottom:
+            return PlacedMeld(meld.kind, (card,) + meld.cards, (Card(_place_rank(first - 1), suit),) + meld.stands_for)
+        return None
+    if card.suit != suit:
+        return None
+    places = run_places(card, rules)
+    if last + 1 in places and last < top:
+        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
+    if first - 1 in places and first > bottom:
+        return PlacedMeld(meld.kind, (card,) + meld.cards, (card,) + meld.stands_for)
+    return None
+
+
+def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
+    """Whether a meld on the table is one: each natural stands for itself, a set's (or pair's)
+    cards for one rank, a run's for consecutive places of one suit, within the wild limits."""
+    if len(meld.cards) != len(meld.stands_for) or not meld.cards:
+        return False
+    if any(card != meaning and not rules.is_wild(card) for card, meaning in zip(meld.cards, meld.stands_for)):
+        return False
+    wilds = sum(1 for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning)
+    if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:
+        return False
+    if not rules.wilds_may_outnumber_naturals and wilds > len(meld.cards) - wilds:
+        return False
+    if meld.kind != MeldKind.RUN:
+        return len({meaning.rank for meaning in meld.stands_for}) == 1
+    if len({meaning.suit for meaning in meld.stands_for}) != 1 or len(meld.cards) > rules.max_run_length:
+        return False
+    first, last = _run_span(meld)
+    places = [first + i for i in range(len(meld.cards))]
+    return last == places[-1] <= 14 and all(_place_rank(place) == meaning.rank for place, meaning in
+                                      zip(places, meld.stands_for)) and (rules.ace_low or first > 1) and (
+        rules.ace_high or last < 14)
+
+
+def _fit_distance(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> float:
+    """How many cards short of fitting one of the melds ``card`` is: 0 when it fits, else the
+    places between it and the nearest end of a run of its suit (infinite: never)."""
+    if fitting_meld(melds, card, rules) is not None:
+        return 0
+    distance = float("inf")
+    for meld in melds:
+        if meld.kind == MeldKind.RUN and meld.stands_for[0].suit == card.suit:
+            first, last = _run_span(meld)
+            for place in run_places(card, rules):
+                distance = min(distance, place - last - 1 if place > last else first - place - 1)
+    return distance
+
+
+def fitting_meld(melds: Sequence[PlacedMeld], card: Card, rules: Rules) -> int | None:
+    """The index of the first meld ``card`` can be laid off on, or None."""
+    return next((i for i, meld in enumerate(melds) if extend_meld(meld, card, rules) is not None), None)
+
+
+def cards_to_lay_down(rules: Rules, round_number: int) -> int:
+    """The fewest cards a hand after its draw needs to lay down: the contract's, and one more to
+    discard where going out needs a discard (laying down every card would be going out)."""
+    rule = rules.round(round_number)
+    return sum(spec.size for spec in rule.contract) + (rules.discard_to_go_out == "required" and not rule.go_out)
+
+
+def costliest(cards: Sequence[Card], rules: Rules) -> Card:
+    return max(cards, key=lambda card: (rules.points_of(card), card.sort_key()))
+
+
+# ---- the simulated player ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlayerState:
+    """A player's hand between turns, with its melds on the table (none: not laid down yet) and,
+    until it lays down, its plan: the nearest lay-down the solver found."""
+
+    held: tuple[Card, ...]
+    melds: tuple[PlacedMeld, ...] = ()
+    away: int | None = 0  # cards away of ``held`` before the draw (None: never); 0 once laid down
+    unused: tuple[Card, ...] = ()  # held cards the plan leaves unused (0 away: the best leftover)
+    missing: tuple[Card, ...] = ()  # cards the plan still needs
+    plan: tuple[PlacedMeld, ...] = ()  # the plan's melds (0 away: the best lay-down)
+
+    @property
+    def laid_down(self) -> bool:
+        return bool(self.melds)
+
+
+@dataclass(frozen=True)
+class TurnResult:
+    """One turn of the simulated player, after its draw."""
+
+    state: PlayerState  # as the turn ends
+    laid_down: tuple[PlacedMeld, ...]  # melds put down this turn (the contract), else empty
+    lay_offs: tuple[tuple[int, Card], ...]  # (index of the player's meld, card), in order
+    discard: Card | None
+    went_out: bool
+
+
+class SimulatedPlayer:
+    """A plain, consistent player (docs/advice.md, "The simulated player").
+
+    Before laying down, each turn it keeps the nearest lay-down the solver finds as its plan and
+    discards the costliest natural card the plan leaves unused; it lays down as soon as it can
+    (``_plain_turn``, else ``best_turn``). After laying down it lays off every card that fits one of its melds and
+    discards the costliest of the rest, going out when its hand empties as the rules allow.
+    It takes the face-up discard instead of drawing when that brings it closer (or, laid down,
+    when the card fits a meld), and buys a card its plan misses when buying is free, when it then
+    lays down next turn, or when the round needs more cards than drawing ever gives.
+
+    The hand is solved again only when a card may matter: a hand more than ``REPLAN_WITHIN``
+    cards away follows its plan (only the plan's missing cards, or a wild card in their place,
+    bring it closer), and nearer a quick test (``may_help``) shows most cards cannot be part of
+    any meld of a nearer lay-down, and then the plan just takes them."""
+
+    def __init__(self, round_solver: RoundSolver) -> None:
+        self.solver = round_solver
+        self.rules = round_solver.rules
+        self.round_number = round_solver.round_number
+        self.round_rule = self.rules.round(self.round_number)
+        self.go_out_round = self.round_rule.go_out
+        self.cards_to_lay_down = cards_to_lay_down(self.rules, self.round_number)
+        self._states: dict[tuple[tuple[Card, ...], tuple[PlacedMeld, ...]], PlayerState] = {}
+
+    # -- states --------------------------------------------------------------------------------
+
+    def start(self, held: Sequence[Card], melds: tuple[PlacedMeld, ...] = ()) -> PlayerState:
+        """The state of a hand before its draw (with its melds, if laid down)."""
+        key = (sorted_cards(held), melds)
+        if key not in self._states:
+            if melds:
+                self._states[key] = PlayerState(key[0], melds)
+            else:
+                self._states[key] = self._planned(self.solver.lay_down(key[0], before_draw=True))
+        return self._states[key]
+
+    def _planned(self, lay_down: LayDown) -> PlayerState:
+        unused = (lay_down.leftover if lay_down.can_lay_down else
+                  lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand)
+        plan = lay_down.melds if lay_down.can_lay_down else lay_down.with_missing
+        return PlayerState(lay_down.hand, (), lay_down.cards_away, tuple(unused), lay_down.missing, plan)
+
+    def _remember(self, state: PlayerState) -> PlayerState:
+        self._states.setdefault((state.held, state.melds), state)
+        return state
+
+    def with_cards(self, state: PlayerState, cards: Sequence[Card]) -> PlayerState:
+        """The state after taking cards between turns (a bought card and its penalty cards). The
+        plan takes them without solving again: a card it misses, or a wild card in a missing
+        place, fills that place; any other card is one more unused card."""
+        if state.laid_down or state.away is None:
+            return self.start(state.held + tuple(cards), state.melds)
+        missing, unused, away = list(state.missing), list(state.unused), state.away
+        for card in cards:
+            away -= self._fill(missing, unused, card)
+        return self._remember(PlayerState(sorted_cards(state.held + tuple(cards)), (), away, tuple(unused),
+                                          tuple(missing), state.plan))
+
+    def _fill(self, missing: list[Card], unused: list[Card], card: Card) -> int:
+        """Give the plan ``card``: 1 when it fills a missing place (a wild card takes the costliest
+        one; its meld's wild limits are not checked), else 0 and it is unused."""
+        filled = card if card in missing else costliest(missing, self.rules) if missing and self.rules.is_wild(
+            card) else None
+        if filled is None:
+            unused.append(card)
+            return 0
+        missing.remove(filled)
+        return 1
+
+    # -- what it wants -----------------------------------------------------------------------------
+
+    def wants(self, state: PlayerState, card: Card) -> bool:
+        """Whether ``card`` would bring the hand closer to its contract (laid down: fits a meld)."""
+        if state.laid_down:
+            return fitting_meld(state.melds, card, self.rules) is not None
+        if state.away is None or state.away == 0:
+            return False
+        if state.away > REPLAN_WITHIN:
+            return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
+        if not self.may_help(state, card):
+            return False
+        closer = self.solver.lay_down(state.held + (card,))
+        return closer.cards_away is not None and closer.cards_away < state.away
+
+    def wants_to_buy(self, state: PlayerState, card: Card, penalty: int) -> bool:
+        """Buy a card its plan misses (or a wild card) when buying costs nothing, when the hand
+        then lays down on its next turn, or when drawing alone can never give the contract's
+        cards. Judged by the plan alone, so a buy costs no solving."""
+        if state.laid_down or state.away is None or state.away == 0:
+            return False
+        short = len(state.held) + 1 < self.cards_to_lay_down
+        if not (penalty == 0 or state.away <= 1 or short):
+            return False
+        return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
+
+    def may_help(self, state: PlayerState, drawn: Card) -> bool:
+        """A quick test that ``drawn`` might be an out, or for a hand 0 away might be melded
+        (False: it certainly is not).
+
+        Such a card is part of some meld of a lay-down that misses at most ``away - 1`` cards
+        (none when 0 away); the meld's other cards are held cards or those missing ones, so a
+        set needs ``size - max(away, 1)`` held cards of its rank or wild, a run as many held
+        naturals on distinct places of one window around the card, or wild cards (no more than
+        a meld may take)."""
+        rules = self.rules
+        if rules.is_wild(drawn):
+            return True
+        assert state.away is not None and drawn.rank is not None
+        spare = max(state.away - 1, 0)  # missing cards the meld may still lack
+        held_wilds = sum(1 for card in state.held if rules.is_wild(card))
+        naturals = [card for card in state.held if not rules.is_wild(card)]
+
+        def enough(held_naturals: int, size: int) -> bool:
+            # Wild cards the meld can take from the hand: within the per-meld limit and, when
+            # they may not outnumber the naturals, no more than the naturals it can have.
+            wilds = held_wilds if rules.max_wilds_per_meld is None else min(held_wilds, rules.max_wilds_per_meld)
+            if not rules.wilds_may_outnumber_naturals:
+                wilds = min(wilds, held_naturals + 1 + spare)
+            return held_naturals + wilds >= size - 1 - spare
+
+        for spec in set(self.round_rule.contract):
+            if spec.kind != MeldKind.RUN:
+                if enough(sum(1 for card in naturals if card.rank == drawn.rank), spec.size):
+                    return True
+                continue
+            places = {p for card in naturals if card.suit == drawn.suit for p in run_places(card, rules)}
+            for place in run_places(drawn, rules):
+                for first in range(max(place - spec.size + 1, 1 if rules.ace_low else 2),
+                                   min(place, (14 if rules.ace_high else 13) - spec.size + 1) + 1):
+                    window = set(range(first, first + spec.size)) - {place}
+                    if enough(len(window & places), spec.size):
+                        return True
+        return False
+
+    # -- a turn --------------------------------------------------------------------------------------
+
+    def play_turn(self, state: PlayerState, drawn: Card, turns_left: int | None = None) -> TurnResult:
+        """The turn after drawing (or taking) ``drawn``. ``turns_left`` (this one included), when
+        known, lets a hand that cannot lay down in time skip the solver."""
+        if state.laid_down:
+            return self._after_lay_down(state, drawn)
+        if turns_left is not None and state.away is not None and state.away > turns_left:
+            return self._keep_plan(state, drawn)
+        if state.away is not None and state.away > REPLAN_WITHIN:
+            return self._keep_plan(state, drawn)  # far from the contract: it follows its plan
+        if state.away is not None and not self.may_help(state, drawn):
+            if state.away == 0 and not self.go_out_round and self._holds_plan(state):
+                # The best lay-down stands; the drawn card is one more leftover card.
+                return self._lay_down(state.plan, list(state.unused) + [drawn])
+            return self._keep_plan(state, drawn)
+        quick = self._plain_turn(state.held + (drawn,))
+        if quick is not None:
+            return quick
+        play = best_turn(self.solver, state.held + (drawn,))
+        if play is not None:
+            return self._finish_lay_down(play.melds, play.discard, play.kept, play.goes_out)
+        lay_down = self.solver.lay_down(state.held + (drawn,))
+        discard = self.discard_choice(lay_down)
+        rest = list(lay_down.hand)
+        rest.remove(discard)
+        unused = list(lay_down.kept_with_missing()) if lay_down.cards_away else []
+        if discard in unused and not self.go_out_round:
+            # The nearest plan of the hand after the draw did not need the card: it stands.
+            unused.remove(discard)
+            after = self._remember(PlayerState(sorted_cards(rest), (), lay_down.cards_away, tuple(unused),
+                                               lay_down.missing, lay_down.with_missing))
+        else:  # the plan needed it (or the hand cannot tell, or counts in draws): plan again
+            after = self.start(rest)
+        return TurnResult(after, (), (), discard, False)
+
+    def _plain_turn(self, hand: tuple[Card, ...]) -> TurnResult | None:
+        """The turn's play without ``best_turn``: the whole hand's best lay-down with its
+        costliest leftover card discarded. That is the best play (fewest points kept) unless a
+        melded card is costlier than that discard and the leftover cards can take its place,
+        which is rare and costs ``best_turn`` a solve for every such card: the player does not
+        look. When the lay-down melds every card and going out needs a discard, a card comes off
+        a meld longer than the contract asks (any play that goes out is as good). None: a
+        go-out round, or a last card the rules forbid discarding: ask ``best_turn``."""
+        if self.go_out_round:
+            return None
+        rules = self.rules
+        whole = self.solver.lay_down(hand)
+        if not whole.can_lay_down:
+            return None
+        if not whole.leftover:
+            if rules.discard_to_go_out != "required":
+                return self._finish_lay_down(whole.melds, None, (), True)
+            shortest = {spec.kind: spec.size for spec in sorted(self.round_rule.contract, key=lambda s: -s.size)}
+            for index, meld in enumerate(whole.melds):
+                if len(meld.cards) > shortest[meld.kind]:
+                    shorter = PlacedMeld(meld.kind, meld.cards[:-1], meld.stands_for[:-1])  # a run's top end
+                    return self._finish_lay_down(whole.melds[:index] + (shorter,) + whole.melds[index + 1:],
+                                                 meld.cards[-1], (), True)
+            return None
+        discard = costliest(whole.leftover, rules)
+        kept = list(whole.leftover)
+        kept.remove(discard)
+        if not kept and rules.discard_to_go_out == "never":
+            return None
+        return self._finish_lay_down(whole.melds, discard, kept, not kept)
+
+    def _holds_plan(self, state: PlayerState) -> bool:
+        """Whether the hand holds every card of its plan's melds (a wild card that filled a
+        missing place stands in the plan as the card it replaced: the hand is solved again)."""
+        return not Counter(card for meld in state.plan for card in meld.cards) - Counter(state.held)
+
+    def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card]) -> TurnResult:
+        """Lay down ``melds`` with these cards left over, then discard the costliest of them
+        (keeping a last card the rules forbid going out by discarding)."""
+        if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == "never"):
+            return self._finish_lay_down(melds, None, tuple(leftover), not leftover)
+        discard = costliest(leftover, self.rules)
+        leftover.remove(discard)
+        return self._finish_lay_down(melds, discard, tuple(leftover), not leftover)
+
+    def _finish_lay_down(self, melds: tuple[PlacedMeld, ...], discard: Card | None, kept: Sequence[Card],
+                         goes_out: bool) -> TurnResult:
+        after = self._remember(PlayerState(sorted_cards(kept), melds))
+        return TurnResult(after, melds, (), discard, goes_out)
+
+    def _keep_plan(self, state: PlayerState, drawn: Card) -> TurnResult:
+        """A turn whose card cannot bring the hand closer (or cannot in time): the plan stays, the
+        drawn card fills one of its missing places or joins the unused cards, and the costliest
+        unused natural card goes (a planned card only when nothing else is left: the plan then
+        misses it again)."""
+        missing, unused, away = list(state.missing), list(state.unused), state.away
+        filled = self._fill(missing, unused, drawn)
+        away = None if away is None else away - filled
+        held = list(state.held) + [drawn]
+        wild = self.rules.is_wild
+        discard = costliest([c for c in unused if not wild(c)] or unused
+                            or [c for c in held if not wild(c)] or held, self.rules)
+        held.remove(discard)
+        if discard in unused:
+            unused.remove(discard)
+        elif away is not None:  # a planned card goes (nothing else left): the plan misses it again
+            missing.append(discard)
+            away += 1
+        after = PlayerState(sorted_cards(held), (), away, tuple(unused), tuple(missing), state.plan)
+        return TurnResult(self._remember(after), (), (), discard, False)
+
+    def _after_lay_down(self, state: PlayerState, drawn: Card) -> TurnResult:
+        """Lay off every card that fits a meld, costliest first, then discard the costliest of
+        the rest; go out when the hand empties as ``discard_to_go_out`` allows."""
+        rules = self.rules
+        hand = list(state.held) + [drawn]
+        melds = list(state.melds)
+        lay_offs: list[tuple[int, Card]] = []
+        must_discard = rules.discard_to_go_out == "required"
+        changed = True
+        while changed:
+            changed = False
+            for card in sorted(hand, key=lambda c: (-rules.points_of(c), c.sort_key())):
+                if must_discard and len(hand) == 1:
+                    break  # the last card is for the discard that goes out
+                index = fitting_meld(melds, card, rules)
+                if index is not None:
+                    extended = extend_meld(melds[index], card, rules)
+                    assert extended is not None
+                    melds[index] = extended
+                    hand.remove(card)
+                    lay_offs.append((index, card))
+                    changed = True
+                    break
+        discard: Card | None = None
+        if len(hand) == 1 and rules.discard_to_go_out == "never":
+            pass  # it may not go out by discarding: the last card waits for a meld it fits
+        elif rules.discard_to_go_out == "never" and len(hand) == 2:
+            # Keep the card nearer to fitting a meld: it is the one that can go out.
+            discard = max(hand, key=lambda c: (_fit_distance(c, melds, rules), rules.points_of(c), c.sort_key()))
+            hand.remove(discard)
+        elif hand:
+            discard = costliest(hand, rules)
+            hand.remove(discard)
+        after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
+        return TurnResult(after, (), tuple(lay_offs), discard, not hand)
+
+    def discard_choice(self, lay_down: LayDown) -> Card:
+        """The costliest natural card the nearest plan leaves unused (else any unused card, else
+        the costliest natural card held): a player keeps its melds and its wild cards."""
+        unused = lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand
+        wild = self.rules.is_wild
+        choices = ([c for c in unused if not wild(c)] or list(unused)
+                   or [c for c in lay_down.hand if not wild(c)] or list(lay_down.hand))
+        return costliest(choices, self.rules)
+
+    # -- as a table policy -----------------------------------------------------------------------
+
+    def wants_discard(self, seat: SeatView, card: Card) -> bool:
+        return self.wants(self.start(seat.hand, seat.melds), card)
+
+    def wants_to_buy_at(self, seat: SeatView, card: Card) -> bool:
+        penalty = self.rules.buy_penalty_in(self.round_number)
+        return self.wants_to_buy(self.start(seat.hand, seat.melds), card, penalty)
+
+    def choose_play_after_draw(self, seat: SeatView) -> Play:
+        assert seat.drawn is not None
+        before = list(seat.hand)
+        before.remove(seat.drawn)
+        result = self.play_turn(self.start(before, seat.melds), seat.drawn)
+        return Play(result.laid_down, result.lay_offs, result.discard)
+
+
+# ---- the table -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What a policy sees of its own seat at a decision point."""
+
+    seat: int
+    hand: tuple[Card, ...]  # in card order; after the draw in ``choose_play_after_draw``
+    melds: tuple[PlacedMeld, ...]  # its melds on the table (empty: not laid down)
+    drawn: Card | None  # the card drawn or taken this turn (``choose_play_after_draw`` only)
+    turn: int  # the seat's own turn number, from 1
+    buys_used: int
+
+
+@dataclass(frozen=True)
+class Position:
+    """One seat's view of the table between turns: what a puzzle shows and the advice reads
+    (``advise(position.hand, ..., seen=position.seen, buy=position.face_up, ...)``)."""
+
+    rules: str
+    round_number: int
+    players: int
+    seat: int
+    hand: tuple[Card, ...]  # in card order
+    melds: tuple[tuple[PlacedMeld, ...], ...]  # every seat's melds on the table, by seat
+    discards: tuple[Card, ...]  # the discard pile, its face-up card last
+    face_up: Card | None  # the face-up card while it is still on offer
+    seen: tuple[Card, ...]  # every card the seat can see but its hand and the card on offer
+    turn: int  # own turns played
+    buys_used: int
+    bought_last: bool  # the last buy of the round was this seat's
+
+
+@dataclass(frozen=True)
+class Play:
+    """What a player does after its draw: lay down the contract (or not), lay off cards on its
+    own melds of earlier turns (meld index, card), discard (None: no discard)."""
+
+    lay_down: tuple[PlacedMeld, ...] = ()
+    lay_offs: tuple[tuple[int, Card], ...] = ()
+    discard: Card | None = None
+
+
+class Policy(Protocol):
+    """How a seat plays: the three decisions the table asks of it."""
+
+    def wants_discard(self, seat: SeatView, card: Card) -> bool:
+        """Take the face-up discard instead of drawing from the stock?"""
+        ...
+
+    def wants_to_buy_at(self, seat: SeatView, card: Card) -> bool:
+        """Buy the face-up discard the player in turn declined (the rules allow it)?"""
+        ...
+
+    def choose_play_after_draw(self, seat: SeatView) -> Play:
+        ...
+
+
+class EventKind(enum.Enum):
+    DEAL = "deal"  # cards: the face-up card that starts the discard pile
+    TAKE = "take"  # the player in turn takes the face-up discard
+    BUY = "buy"  # cards: the bought card, then the penalty cards
+    DRAW = "draw"
+    RESHUFFLE = "reshuffle"  # the discard pile, less its top card, becomes the stock
+    LAY_DOWN = "lay down"  # cards: every card of the contract's melds
+    LAY_OFF = "lay off"
+    DISCARD = "discard"
+    GO_OUT = "go out"
+    STOP = "stop"  # the round ends unfinished: no cards left to draw, or too many turns
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: EventKind
+    seat: int
+    cards: tuple[Card, ...] = ()
+    turn: int = 0  # the table's turn number, from 1 (0: the deal)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    finished: bool  # somebody went out
+    winner: int | None
+    penalty_points: tuple[int, ...]  # per seat: points caught in hand (0 for the winner)
+    turns: tuple[int, ...]  # per seat: own turns played
+
+
+def deck_cards(deck: DeckRule) -> list[Card]:
+    """Every card of the deck, in card order."""
+    return [card for card in ALL_CARD_KINDS for _ in range(deck_copies(card, deck))]
+
+
+@dataclass
+class Table:
+    """A round in play. Seat 0 plays first; turns go up the seats."""
+
+    rules: Rules
+    round_number: int
+    deck: tuple[Card, ...]
+    policies: list[Policy]
+    rng: random.Random
+    hands: list[list[Card]]
+    stock: list[Card]  # the top is the end of the list
+    discards: list[Card]  # the face-up card is the end of the list
+    melds: list[list[PlacedMeld]]
+    buys_used: list[int]
+    turns: list[int]
+    current: int = 0
+    turn: int = 0  # table turns played
+    offer_open: bool = True  # the face-up card has not been declined yet
+    last_buyer: int | None = None
+    winner: int | None = None
+    stopped: bool = False
+    max_turns: int = 0  # table turns before the round stops unfinished (0: MAX_TURNS_EACH each)
+    events: list[Event] = field(default_factory=list)
+    observers: list[Callable[[Table, Event], None]] = field(default_factory=list)
+
+    @classmethod
+    def deal(cls, rules: Rules, round_number: int, players: int, seed: int,
+             policies: Sequence[Policy] | None = None, time_limit: float = DEFAULT_TIME_LIMIT) -> Table:
+        """Shuffle the deck for ``players`` with ``random.Random(seed)``, deal each seat the
+        round's cards and turn one card up. Without ``policies`` every seat is a
+        ``SimulatedPlayer`` sharing one memoised solver."""
+        rule = rules.round(round_number)
+        deck = rules.deck_for(players)
+        cards = deck_cards(deck)
+        rng = random.Random(seed)
+        rng.shuffle(cards)
+        if policies is None:
+            player = SimulatedPlayer(RoundSolver(rules, round_number, deck, time_limit))
+            policies = [player] * players
+        if len(policies) != players:
+            raise TableError(f"{players} players need {players} policies, not {len(policies)}")
+        if players * rule.deal + 2 > len(cards):
+            raise TableError(f"{players} players with {rule.deal} cards each need more than {len(cards)} cards")
+        hands = [sorted((cards.pop() for _ in range(rule.deal)), key=Card.sort_key) for _ in range(players)]
+        table = cls(rules, round_number, tuple(deck_cards(deck)), list(policies), rng, hands, cards, [cards.pop()],
+                    [[] for _ in range(players)], [0] * players, [0] * players)
+        table._emit(EventKind.DEAL, 0, (table.discards[-1],))
+        return table
+
+    @property
+    def players(self) -> int:
+        return len(self.hands)
+
+    @property
+    def finished(self) -> bool:
+        return self.winner is not None or self.stopped
+
+    def view(self, seat: int, drawn: Card | None = None) -> SeatView:
+        return SeatView(seat, tuple(sorted(self.hands[seat], key=Card.sort_key)), tuple(self.melds[seat]), drawn,
+                        self.turns[seat] + (drawn is not None), self.buys_used[seat])
+
+    def may_buy(self, seat: int) -> bool:
+        """Whether the rules let ``seat`` buy now: buys left this round, not twice in a row
+        where that is forbidden, and a stock to take the penalty cards from."""
+        allowed = self.rules.buys_in(self.round_number)
+        if allowed is not None and self.buys_used[seat] >= allowed:
+            return False
+        if self.rules.no_consecutive_buys and self.last_buyer == seat:
+            return False
+        return len(self.stock) >= self.rules.buy_penalty_in(self.round_number)
+
+    def play_turn(self) -> None:
+        """One turn of the player in turn: the face-up card taken, or declined and offered to the
+        others in turn order (the earliest who may and wants to buys it), the draw, the play."""
+        if self.finished:
+            return
+        seat = self.current
+        self.turn += 1
+        policy = self.policies[seat]
+        drawn: Card | None = None
+        if self.discards and self.offer_open:
+            face_up = self.discards[-1]
+            if policy.wants_discard(self.view(seat), face_up):
+                drawn = self.discards.pop()
+                self._emit(EventKind.TAKE, seat, (drawn,))
+            else:
+                self._offer(seat, face_up)
+        if drawn is None:
+            if not self.stock and not self._reshuffle():
+                self._stop(seat)
+                return
+            drawn = self.stock.pop()
+            self._emit(EventKind.DRAW, seat, (drawn,))
+        self.hands[seat].append(drawn)
+        self.turns[seat] += 1
+        play = policy.choose_play_after_draw(self.view(seat, drawn))
+        self._apply(seat, play)
+        self.offer_open = play.discard is not None
+        if not self.hands[seat]:
+            self.winner = seat
+            self._emit(EventKind.GO_OUT, seat)
+        elif self.turn >= (self.max_turns or MAX_TURNS_EACH * self.players):
+            self._stop(seat)
+        self.current = (seat + 1) % self.players
+
+    def play(self) -> Outcome:
+        """Play turns until the round ends."""
+        while not self.finished:
+            self.play_turn()
+        return self.outcome()
+
+    def play_until(self, stop: Callable[[Table], bool]) -> bool:
+        """Play turns until ``stop(table)`` holds between two turns (True) or the round ends
+        first (False): the way to halt at a position worth asking about."""
+        while not self.finished:
+            if stop(self):
+                return True
+            self.play_turn()
+        return False
+
+    def position(self, seat: int) -> Position:
+        """What ``seat`` sees now, between turns."""
+        face_up = self.discards[-1] if self.discards and self.offer_open else None
+        pile = tuple(self.discards[:-1] if face_up is not None else self.discards)
+        on_table = tuple(c for melds in self.melds for meld in melds for c in meld.cards)
+        return Position(self.rules.name, self.round_number, self.players, seat,
+                        tuple(sorted(self.hands[seat], key=Card.sort_key)),
+                        tuple(tuple(melds) for melds in self.melds), tuple(self.discards), face_up,
+                        tuple(sorted(pile + on_table, key=Card.sort_key)), self.turns[seat],
+                        self.buys_used[seat], self.last_buyer == seat)
+
+    def outcome(self) -> Outcome:
+        points = tuple(0 if seat == self.winner else sum(self.rules.points_of(c) for c in hand)
+                       for seat, hand in enumerate(self.hands))
+        return Outcome(self.winner is not None, self.winner, points, tuple(self.turns))
+
+    def _offer(self, in_turn: int, card: Card) -> None:
+        """The declined face-up card, offered to the others in turn order after the player in
+        turn (not to its discarder, last in that order)."""
+        for step in range(1, self.players - 1):
+            seat = (in_turn + step) % self.players
+            if self.may_buy(seat) and self.policies[seat].wants_to_buy_at(self.view(seat), card):
+                penalty = [self.stock.pop() for _ in range(self.rules.buy_penalty_in(self.round_number))]
+                self.discards.pop()
+                self.hands[seat] += [card] + penalty
+                self.buys_used[seat] += 1
+                self.last_buyer = seat
+                self._emit(EventKind.BUY, seat, (card, *penalty))
+                return
+
+    def _reshuffle(self) -> bool:
+        if len(self.discards) < 2:
+            return False
+        top = self.discards.pop()
+        self.stock = self.discards
+        self.rng.shuffle(self.stock)
+        self.discards = [top]
+        self.offer_open = False
+        self._emit(EventKind.RESHUFFLE, self.current, ())
+        return True
+
+    def _apply(self, seat: int, play: Play) -> None:
+        hand = Counter(self.hands[seat])
+        rule = self.rules.round(self.round_number)
+
+        def take(card: Card) -> None:
+            if hand[card] <= 0:
+                raise TableError(f"seat {seat} plays {card.token} it does not hold")
+            hand[card] -= 1
+
+        if play.lay_down:
+            if self.melds[seat]:
+                raise TableError(f"seat {seat} has laid down already")
+            if play.lay_offs:
+                raise TableError(f"seat {seat} lays off on the turn it lays down")
+            wanted = sorted((spec.kind.value, spec.size) for spec in rule.contract)
+            got = sorted((meld.kind.value, len(meld.cards)) for meld in play.lay_down)
+            exact = self.rules.contract_mode == ContractMode.EXACT and not rule.go_out
+            if len(got) != len(wanted) or any(g[0] != w[0] or g[1] < w[1] or (exact and g[1] != w[1])
+                                              for g, w in zip(got, wanted)):
+                raise TableError(f"seat {seat} lays down {got}, not the contract {wanted}")
+            for meld in play.lay_down:
+                if not meld_is_valid(meld, self.rules):
+                    raise TableError(f"seat {seat} lays down {meld.describe()}, which is no {meld.kind.value}")
+                for card in meld.cards:
+                    take(card)
+            self.melds[seat] = list(play.lay_down)
+            self._emit(EventKind.LAY_DOWN, seat, tuple(c for meld in play.lay_down for c in meld.cards))
+        for index, card in play.lay_offs:
+            if not 0 <= index < len(self.melds[seat]):
+                raise TableError(f"seat {seat} lays off on meld {index} it does not have")
+            extended = extend_meld(self.melds[seat][index], card, self.rules)
+            if extended is None:
+                raise TableError(f"{card.token} does not fit {self.melds[seat][index].describe()}")
+            take(card)
+            self.melds[seat][index] = extended
+            self._emit(EventKind.LAY_OFF, seat, (card,))
+        if play.discard is not None:
+            take(play.discard)
+            self.discards.append(play.discard)
+            self._emit(EventKind.DISCARD, seat, (play.discard,))
+        if rule.go_out and play.lay_down and +hand:
+            raise TableError(f"seat {seat} must meld every card to go out in this round")
+        self.hands[seat] = sorted(hand.elements(), key=Card.sort_key)
+
+    def _stop(self, seat: int) -> None:
+        self.stopped = True
+        self._emit(EventKind.STOP, seat)
+
+    def _emit(self, kind: EventKind, seat: int, cards: tuple[Card, ...] = ()) -> None:
+        event = Event(kind, seat, cards, self.turn)
+        self.events.append(event)
+        for observer in self.observers:
+            observer(self, event)
+
+
+# ---- how soon other players go out ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GoingOut:
+    """Another player's chance of going out on its ``n``-th turn of the round, having not gone
+    out before: ``chances[n - 1]`` (the last applies to every later turn). Measured by self-play."""
+
+    chances: tuple[float, ...]
+    games: int
+
+    def chance(self, turn: int) -> float:
+        return self.chances[min(turn, len(self.chances)) - 1]
+
+
+def rules_fingerprint(rules: Rules) -> str:
+    """A short hash of everything in a rule set but its name and source."""
+    plain = rules.to_dict()
+    plain.pop("name")
+    plain.pop("source")
+    return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def measure_going_out(rules: Rules, round_number: int, players: int, games: int = MEASURE_GAMES,
+                      seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT) -> GoingOut:
+    """Self-play ``games`` rounds of ``SimulatedPlayer``s; the chance of going out on a turn is
+    the players who went out on their ``n``-th turn over those who played an ``n``-th turn
+    (rounds end when the first goes out: the others count as still in play up to then). Turns
+    with fewer than ``MIN_AT_RISK`` players in play are pooled with all later ones, and the
+    chances are made non-decreasing by pooling neighbours (weighted isotonic regression)."""
+    player = SimulatedPlayer(RoundSolver(rules, round_number, rules.deck_for(players), time_limit))
+    at_risk: Counter[int] = Counter()
+    out: Counter[int] = Counter()
+    for game in range(games):
+        table = Table.deal(rules, round_number, players, seed * 100_003 + game, [player] * players)
+        table.max_turns = MEASURE_TURNS_EACH * players
+        outcome = table.play()
+        for seat, turns in enumerate(outcome.turns):
+            for n in range(1, turns + 1):
+                at_risk[n] += 1
+            if outcome.winner == seat:
+                out[turns] += 1
+    last = max(at_risk, default=0)
+    blocks: list[list[int]] = []  # [went out, in play, turns] per block of turns
+    for n in range(1, last + 1):
+        tail = at_risk[n] < MIN_AT_RISK  # too few still in play: pool the rest
+        span = range(n, last + 1) if tail else range(n, n + 1)
+        blocks.append([sum(out[m] for m in span), sum(at_risk[m] for m in span), 1])
+        # Going out only gets likelier as the round goes on: pool adjacent turns that say otherwise.
+        while len(blocks) > 1 and blocks[-2][0] * blocks[-1][1] > blocks[-1][0] * blocks[-2][1]:
+            later = blocks.pop()
+            blocks[-1] = [blocks[-1][0] + later[0], blocks[-1][1] + later[1], blocks[-1][2] + later[2]]
+        if tail:
+            break
+    chances = [block[0] / block[1] for block in blocks for _ in range(block[2])]
+    return GoingOut(tuple(round(c, 4) for c in chances) or (0.0,), games)
+
+
+_MEASURED: dict[tuple[str, int, int], GoingOut] = {}
+
+
+def going_out_chances(rules: Rules, round_number: int, players: int) -> GoingOut:
+    """``measure_going_out`` for this rule set, round and player count: from the table shipped
+    in ``analyzer.going_out_table`` (presets), else measured now with fewer games and kept for
+    the rest of the process."""
+    from analyzer.going_out_table import TABLE
+
+    key = (rules_fingerprint(rules), round_number, players)
+    stored = TABLE.get(f"{key[0]}/{round_number}/{players}")
+    if stored is not None:
+        return GoingOut(tuple(stored[1]), stored[0])
+    if key not in _MEASURED:
+        _MEASURED[key] = measure_going_out(rules, round_number, players, QUICK_MEASURE_GAMES)
+    return _MEASURED[key]
+
+
+def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES) -> None:
+    """Measure the named presets' rounds for these player counts and (re)write the table module,
+    keeping the entries it already has for other rule sets and player counts."""
+    import importlib
+    import time
+
+    import analyzer.going_out_table as stored
+
+    table = dict(importlib.reload(stored).TABLE)
+    names_by_print = {rules_fingerprint(rules): name for name, rules in PRESETS.items()}
+
+    def comment(key: str) -> str:
+        fingerprint, number, count = key.split("/")
+        return f"{names_by_print.get(fingerprint, fingerprint)} round {number}, {count} players"
+
+    def order(key: str) -> tuple[str, int, int]:
+        fingerprint, number, count = key.split("/")
+        return names_by_print.get(fingerprint, fingerprint), int(count), int(number)
+
+    for name in names:
+        rules = preset(name)
+        for count in players:
+            if not any(deck.min_players <= count <= deck.max_players for deck in rules.decks):
+                continue
+            for number in range(1, len(rules.rounds) + 1):
+                start = time.perf_counter()
+                measured = measure_going_out(rules, number, count, games)
+                key = f"{rules_fingerprint(rules)}/{number}/{count}"
+                table[key] = (games, measured.chances)
+                print(f"{comment(key)}: {time.perf_counter() - start:.1f} s, {measured.chances[:8]}", flush=True)
+                lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
+                         "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
+                         'keyed by rule-set fingerprint/round/players: (games, chances). Generated: do not edit."""',
+                         "", "TABLE: dict[str, tuple[int, tuple[float, ...]]] = {"]
+                lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
+                with open(path, "w") as file:
+                    file.write("\n".join(lines + ["}", ""]))
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Measure the presets' going-out chances by self-play and "
+                                                 "write analyzer/going_out_table.py")
+    parser.add_argument("presets", nargs="*", default=sorted(PRESETS))
+    parser.add_argument("--players", type=int, nargs="+", default=[4])
+    parser.add_argument("--games", type=int, default=MEASURE_GAMES)
+    options = parser.parse_args()
+    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games)
+
+
+__all__ = [
+    "Event",
+    "EventKind",
+    "GoingOut",
+    "Outcome",
+    "Play",
+    "PlayerState",
+    "Policy",
+    "Position",
+    "SeatView",
+    "SimulatedPlayer",
+    "Table",
+    "TableError",
+    "TurnResult",
+    "extend_meld",
+    "going_out_chances",
+    "measure_going_out",
+    "meld_is_valid",
+    "write_going_out_table",
+]

@@ -1,0 +1,230 @@
+"""Should you buy? The verdict over the rest of the round against hands whose answer a player
+knows, the exact path against the Monte Carlo one, and the rules of buying.
+
+Every sanity test asserts the side of the margin the verdict falls on (and most how far), so
+a verdict that came out the other way, or always the same, fails them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import pytest
+
+from analyzer import AdviceError, advise
+from analyzer import buy as buy_module
+from analyzer.buy import BuyAdvice, Verdict
+from analyzer.cards import ALL_CARD_KINDS
+from analyzer.hand import deck_copies
+from analyzer.rules import preset
+from analyzer.simulate import going_out_chances
+
+ONE_AWAY = "7H 8H 10H 5C 5D 5S KC"  # progressive round 2 (a set of 3, a run of 4): needs the 9H
+
+
+def buy(hand: str, offered: str, rules: str = "progressive", round_number: int = 2, **options: object) -> BuyAdvice:
+    result = advise(hand, rules, round_number, players=4, buy=offered, **options)  # type: ignore[arg-type]
+    assert result.buy is not None
+    return result.buy
+
+
+def clear(advice: BuyAdvice, verdict: Verdict) -> None:
+    """The verdict, with the difference clear of the margin by two standard errors."""
+    assert advice.verdict is verdict, (advice.difference, advice.margin, advice.reason)
+    spread = 2 * (advice.std_error or 0.0)
+    if verdict is Verdict.BUY:
+        assert advice.difference < -advice.margin - spread
+    else:
+        assert advice.difference > advice.margin + spread
+
+
+# ---- the sanity tests ------------------------------------------------------------------------------
+
+
+def test_a_card_that_completes_the_contract_is_a_clear_buy() -> None:
+    advice = buy(ONE_AWAY, "9H")
+    clear(advice, Verdict.BUY)
+    assert advice.buying.lay_down_probability > 0.95 > advice.passing.lay_down_probability
+    assert "completes your contract" in advice.reason and "7♥ 8♥ 9♥ 10♥" in advice.reason
+    assert "penalty card costs" in advice.reason
+    assert advice.horizon is None and advice.turn == buy_module.DEFAULT_TURN
+    # So clear that the simulation stops at its first look.
+    assert advice.method == "monte-carlo" and advice.rollouts == buy_module.MIN_ROLLOUTS
+
+
+def test_each_penalty_card_makes_buying_dearer() -> None:
+    """The same completing card under progressive rules with 0, 1 and 2 penalty cards."""
+    differences = []
+    for penalty in (0, 1, 2):
+        rules = dataclasses.replace(preset("progressive"), buy_penalty_cards=penalty)
+        advice = advise(ONE_AWAY, rules, 2, players=4, buy="9H").buy
+        assert advice is not None and advice.penalty_cards == penalty and advice.buying.hand_size == 8 + penalty
+        clear(advice, Verdict.BUY)
+        differences.append(advice.difference)
+    assert differences[0] < differences[1] < differences[2]
+
+
+def test_a_free_joker_is_a_clear_buy() -> None:
+    """Eveleigh round 10 (three runs of 4), 11 cards dealt, no penalty card."""
+    advice = buy("3H 4H 5H 6H 8S 9S 10S 4C 5C 6C KD", "JK", "eveleigh", 10)
+    assert advice.penalty_cards == 0 and "there is no penalty card" in advice.reason
+    clear(advice, Verdict.BUY)
+    assert advice.buying.go_out_probability > advice.passing.go_out_probability
+
+
+def test_a_card_that_fits_nothing_with_costly_penalty_cards_is_a_clear_pass() -> None:
+    advice = buy("7H 8H 10H 5C 5D 5S KC JC 3D 4S 6C", "KD", "shanghai", 2)
+    assert advice.penalty_cards == 2
+    clear(advice, Verdict.PASS)
+    assert "fits none of your melds" in advice.reason and "adds 3 cards" in advice.reason
+
+
+def test_a_card_that_helps_nothing_is_a_clear_pass() -> None:
+    advice = buy(ONE_AWAY, "KD")
+    clear(advice, Verdict.PASS)
+    assert "fits none of your melds" in advice.reason and "adds 2 cards" in advice.reason
+
+
+def test_buying_is_clear_when_the_round_needs_more_cards_than_are_dealt() -> None:
+    """Eveleigh round 12: five runs of 3 (15 cards, and one to discard) from 11 cards dealt, two
+    buys of one penalty card each: passing can never lay down without buying later."""
+    advice = buy("3H 4H 5H 7S 8S 9S JD QD KD 5C 6C", "7C", "eveleigh", 12)
+    clear(advice, Verdict.BUY)
+    assert "needs more cards than are dealt" in advice.reason and "takes 16 cards" in advice.reason
+    assert "5♣ 6♣ 7♣" in advice.reason
+
+
+def test_with_no_buy_left_after_this_one_neither_option_ever_lays_down() -> None:
+    """The same hand having bought once already: this buy is the last, and 13 cards never make
+    16. What each buy costs in future buys is counted."""
+    advice = buy("3H 4H 5H 7S 8S 9S JD QD KD 5C 6C", "7C", "eveleigh", 12, buys_used=1)
+    assert advice.passing.lay_down_probability == advice.buying.lay_down_probability == 0.0
+    assert "you cannot lay down by the end of the round either way" in advice.reason
+    assert buy("3H 4H 5H 7S 8S 9S JD QD KD 5C 6C", "7C", "eveleigh", 12).passing.lay_down_probability > 0.2
+
+
+def test_a_joker_that_shortens_the_contract_is_worth_more_than_its_fifty_points() -> None:
+    """Shanghai round 6 (a set of 3, two runs of 4): the joker scores 50 and brings two
+    penalty cards, but it takes the hand from 2 cards away to 1."""
+    advice = buy("7C 7D 7S 4H 5H 6H 9S 10S JS KD 3C", "JK", "shanghai", 6)
+    assert "takes you from 2 cards away to 1" in advice.reason
+    clear(advice, Verdict.BUY)
+    assert advice.buying.lay_down_probability > advice.passing.lay_down_probability
+
+
+def test_the_reason_names_the_run_a_card_extends() -> None:
+    advice = buy("7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", "8S", "progressive", 6)
+    assert "extends the run 9♠ 10♠ J♠ Q♠" in advice.reason
+    assert "fits none" not in advice.reason
+
+
+def test_a_hand_that_can_lay_down_passes() -> None:
+    """Late in the round (turn 10) a hand that goes out on its next turn gains nothing."""
+    advice = buy("7H 8H 9H 10H 5C 5D 5S", "KS", turn=10)
+    clear(advice, Verdict.PASS)
+    assert "already" in advice.reason
+    assert advice.passing.go_out_probability > 0.9 > advice.buying.go_out_probability
+
+
+def test_the_same_inputs_give_the_same_answer() -> None:
+    first = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
+    again = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
+    assert first == again and first.to_dict() == again.to_dict()
+    other_seed = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=8, rollouts=60)
+    assert other_seed.buy is not None and first.buy is not None and other_seed.buy.seed == 8
+    assert other_seed.buy.difference != first.buy.difference  # the seed does draw other stocks
+
+
+# ---- exact and Monte Carlo ---------------------------------------------------------------------------
+
+EVELEIGH_9 = "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D"  # four sets of 3 (and a discard): 13 cards, 11 dealt
+
+
+def test_exact_enumeration_matches_the_outs() -> None:
+    """A horizon of one turn without a penalty card is enumerated exactly. Passing never lays
+    down (12 cards after the draw, 13 needed); buying lays down exactly when the draw is an out,
+    unless the player just before goes out first."""
+    result = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="KS", horizon=1)
+    assert result.buy is not None and result.buy.method == "exact" and result.buy.rollouts is None
+    assert result.buy.penalty_cards == 0 and result.buy.std_error is None
+    rules = preset("eveleigh")
+    stock = sum(deck_copies(c, rules.deck_for(4)) for c in ALL_CARD_KINDS) - 11 - 1
+    first = going_out_chances(rules, 9, 4).chance(buy_module.DEFAULT_TURN)
+    assert result.lay_down.cards_away == 1
+    assert result.buy.passing.lay_down_probability == 0.0
+    assert result.buy.buying.lay_down_probability == pytest.approx((1 - first) * result.unseen_outs / stock)
+
+
+def test_monte_carlo_agrees_with_exact_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
+    exact = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="6H", horizon=1).buy
+    monkeypatch.setattr(buy_module, "EXACT_LIMIT", 0)
+    monkeypatch.setattr(buy_module, "MIN_ROLLOUTS", 10_000)  # all 600 rounds
+    sampled = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="6H", horizon=1, rollouts=600, seed=3).buy
+    assert exact is not None and sampled is not None
+    assert exact.method == "exact" and sampled.method == "monte-carlo" and sampled.rollouts == 600
+    for a, b in ((exact.passing, sampled.passing), (exact.buying, sampled.buying)):
+        for p, q in ((a.lay_down_probability, b.lay_down_probability), (a.go_out_probability, b.go_out_probability)):
+            assert abs(p - q) <= 4 * math.sqrt(max(0.0, p * (1 - p)) / 600) + 1e-9
+    assert sampled.std_error is not None
+    assert abs(exact.difference - sampled.difference) <= 4 * sampled.std_error + 0.5
+    assert exact.verdict is sampled.verdict is Verdict.BUY
+
+
+# ---- the simulation ------------------------------------------------------------------------------------
+
+
+def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
+    close = buy(ONE_AWAY, "6H", rollouts=200)  # helps a little, costs a little
+    assert close.rollouts is not None and close.std_error is not None
+    if close.rollouts < 200:
+        assert abs(abs(close.difference) - close.margin) > buy_module.SETTLED * close.std_error
+    clear_pass = buy(ONE_AWAY, "KD", rollouts=200)
+    assert clear_pass.verdict is Verdict.PASS and clear_pass.rollouts is not None
+    assert buy_module.MIN_ROLLOUTS <= clear_pass.rollouts < 200 and clear_pass.rollouts % buy_module.SETTLE_EVERY == 0
+    assert buy(ONE_AWAY, "KD", rollouts=25).rollouts == 25  # never more than asked
+
+
+def test_later_turns_bring_the_others_closer_to_going_out() -> None:
+    early = buy(ONE_AWAY, "KD", turn=1, rollouts=40)
+    late = buy(ONE_AWAY, "KD", turn=12, rollouts=40)
+    assert late.turn == 12 and late.rollouts == early.rollouts == 40
+    assert late.passing.go_out_probability < early.passing.go_out_probability
+    assert late.passing.lay_down_probability < early.passing.lay_down_probability
+
+
+def test_the_horizon_caps_the_turns_played() -> None:
+    capped = buy(ONE_AWAY, "6H", horizon=2, rollouts=40)
+    whole = buy(ONE_AWAY, "6H", rollouts=40)
+    assert capped.horizon == 2 and whole.horizon is None
+    assert capped.passing.lay_down_probability < whole.passing.lay_down_probability
+
+
+def test_buy_verdict_to_dict_is_json() -> None:
+    result = advise(ONE_AWAY, "progressive", 2, players=4, buy="9H", discards=True, rollouts=20)
+    answer = json.loads(json.dumps(result.to_dict()))
+    # The offered 9H lies face up: one 9H is left unseen.
+    assert answer["cards_away"] == 1 and answer["outs"] == [{"card": "9H", "unseen": 1}, {"card": "JK", "unseen": 1}]
+    assert answer["unseen_outs"] == 2 and answer["discards"][0]["card"] == "KC"
+    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["offered"] == "9H"
+    assert set(answer["buy"]) == {"offered", "penalty_cards", "passing", "buying", "verdict", "difference", "margin",
+                                  "std_error", "reason", "horizon", "turn", "players", "rollouts", "seed", "method"}
+    assert set(answer["buy"]["passing"]) == {"hand_size", "lay_down_probability", "go_out_probability",
+                                             "expected_points"}
+    assert answer["buy"]["horizon"] is None and answer["buy"]["players"] == 4
+
+
+# ---- the rules of buying -------------------------------------------------------------------------------
+
+
+def test_buying_where_the_rules_forbid_it_is_refused() -> None:
+    with pytest.raises(AdviceError, match="no buying in round 1"):
+        advise("3C 3D 3H 4C 4D", "eveleigh", 1, buy="4H")
+    with pytest.raises(AdviceError, match="allows 2 buys in round 2 and you have used 2"):
+        advise(ONE_AWAY, "shanghai", 2, buy="9H", buys_used=2)
+    with pytest.raises(AdviceError, match="twice in succession"):
+        advise(ONE_AWAY, "pagat", 2, players=4, buy="9H", bought_last=True)
+    with pytest.raises(AdviceError, match="turn"):
+        advise(ONE_AWAY, "progressive", 2, buy="9H", turn=0)
+    assert advise(ONE_AWAY, "progressive", 2, buy="9H", bought_last=True, rollouts=4).buy is not None
