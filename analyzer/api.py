@@ -67,9 +67,11 @@ def advise(*args: Any, **kwargs: Any) -> Advice:
     # are a TypeError naming the argument, a Rules value passes check_rules.
     given = _ADVISE.bind(*args, **kwargs).arguments
     given["rules"] = rules_in_use(given.get("rules", "progressive"))
-    for name in ("round_number", "horizon", "rollouts", "seed", "buys_used"):
+    for name in ("round_number", "turn", "rollouts", "seed", "buys_used"):
         if name in given:
             whole_number(given[name], name)
+    if "horizon" in given:
+        optional_whole_number(given["horizon"], "horizon")
     if "players" in given:
         optional_whole_number(given["players"], "players")
     for name in ("discards", "bought_last"):

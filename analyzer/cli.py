@@ -40,7 +40,7 @@ from analyzer import (
 )
 from analyzer.advice import DiscardRow
 from analyzer.arguments import MAX_TIME_LIMIT
-from analyzer.buy import DEFAULT_HORIZON, DEFAULT_ROLLOUTS, BuyAdvice, Verdict
+from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.rules import (
     ALIASES,
@@ -62,8 +62,8 @@ MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as lo
 MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
 MAX_NUMBER_DIGITS = 9  # --round, --players...: a whole number of at most this many digits
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
-BATCH_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy", "horizon",
-                "rollouts", "seed", "buys_used", "bought_last")
+BATCH_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy", "turn",
+                "horizon", "rollouts", "seed", "buys_used", "bought_last")
 BATCH_SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
 FACE = "face value"
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
@@ -143,8 +143,12 @@ def build_parser() -> argparse.ArgumentParser:
     advice.add_argument("--discards", action="store_true", help="the discard table: each card you could discard, "
                         "best first")
     advice.add_argument("--buy", metavar="CARD", help="the discard you are offered: should you buy it?")
+    advice.add_argument("--turn", type=_whole_number, metavar="N",
+                        help=f"with --buy: which of your own turns of the round comes next (default {DEFAULT_TURN}); "
+                        "later turns mean the others are nearer going out")
     advice.add_argument("--horizon", type=_whole_number, metavar="TURNS",
-                        help=f"with --buy: how many of your own turns to look ahead (default {DEFAULT_HORIZON})")
+                        help="with --buy: look at most this many of your own turns ahead (default: to the end of "
+                        "the round)")
     advice.add_argument("--rollouts", type=_whole_number, metavar="N",
                         help=f"with --buy: most simulated deals per option (default {DEFAULT_ROLLOUTS}; fewer once "
                         "the verdict is settled)")
@@ -262,10 +266,10 @@ def run_one(args: argparse.Namespace) -> int:
 
 
 ADVICE_DEFAULTS: dict[str, Any] = {
-    "seen": None, "outs": False, "discards": False, "buy": None, "horizon": None, "rollouts": None,
+    "seen": None, "outs": False, "discards": False, "buy": None, "turn": None, "horizon": None, "rollouts": None,
     "seed": None, "buys_used": None, "bought_last": False,
 }
-BUY_ONLY = ("horizon", "rollouts", "seed", "buys_used", "bought_last")
+BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")
 
 
 def _advice_options(given: dict[str, Any], batch: bool = False) -> tuple[dict[str, Any], bool]:
@@ -285,7 +289,7 @@ def _advice_options(given: dict[str, Any], batch: bool = False) -> tuple[dict[st
         "buy": options["buy"],
         "bought_last": bool(options["bought_last"]),
     }
-    chosen.update({key: options[key] for key in ("horizon", "rollouts", "seed", "buys_used")
+    chosen.update({key: options[key] for key in ("turn", "horizon", "rollouts", "seed", "buys_used")
                    if options[key] is not None})
     asked = bool(options["outs"] or options["seen"] or options["discards"] or options["buy"])
     return chosen, asked
@@ -446,6 +450,7 @@ def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable
                          f"not {json.dumps(time_limit)[:40]}")
     given = {key: value for key, value in vars(defaults).items() if key in ADVICE_DEFAULTS}
     for key, kinds, expected in (("seen", str, "text such as \"9H 9C\""), ("buy", str, "a card such as \"9H\""),
+                                 ("turn", int, "a whole number"),
                                  ("horizon", int, "a whole number"), ("rollouts", int, "a whole number"),
                                  ("seed", int, "a whole number"), ("buys_used", int, "a whole number")):
         given[key] = _field(job, key, kinds, given[key], expected)
@@ -639,11 +644,13 @@ def _discard_lines(rows: Sequence[DiscardRow]) -> str:
 def _buy_lines(buy: BuyAdvice) -> str:
     """Passing and buying side by side, the verdict and its reason."""
     how = ("exact" if buy.method == "exact"
-           else f"{buy.rollouts} simulated deals, seed {buy.seed}")
-    turns = _plural(buy.horizon, "turn")
+           else f"{buy.rollouts} simulated rounds, seed {buy.seed}")
+    until = ("to the end of the round" if buy.horizon is None
+             else f"over at most {_plural(buy.horizon, 'turn')} of yours")
     penalty = _plural(buy.penalty_cards, "penalty card") if buy.penalty_cards else "no penalty card"
-    header = ("", "cards", "lays down", "points held")
-    cells = [(name, str(option.hand_size), f"{option.lay_down_probability:.0%}", f"{option.expected_points:.1f}")
+    header = ("", "cards", "lays down", "goes out first", "points held")
+    cells = [(name, str(option.hand_size), f"{option.lay_down_probability:.0%}",
+              f"{option.go_out_probability:.0%}", f"{option.expected_points:.1f}")
              for name, option in (("pass", buy.passing), ("buy", buy.buying))]
     widths = [max(len(text) for text in column) for column in zip(header, *cells)]
     table = ["  " + "  ".join(f"{text:<{w}}" if i == 0 else f"{text:>{w}}" for i, (text, w) in
@@ -656,7 +663,8 @@ def _buy_lines(buy: BuyAdvice) -> str:
         Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
     }[buy.verdict]
     return "\n".join([
-        f"Buy the {buy.offered.face}? With {penalty}, over your next {turns} ({how}):",
+        f"Buy the {buy.offered.face}? With {penalty}, from your turn {buy.turn} {until}, {buy.players} players "
+        f"({how}):",
         *table,
         f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
         f"Why: {buy.reason}",

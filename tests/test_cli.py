@@ -433,16 +433,17 @@ def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
     answer = json.loads(succeeded(run(path, *options, "--json")))
     expected = advise(BUYER, "progressive", 2, players=4, buy="9H", rollouts=40, seed=5)
     assert answer == expected.to_dict()
-    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["rollouts"] == 40 and answer["buy"]["seed"] == 5
+    assert answer["buy"]["verdict"] == "buy" and answer["buy"]["seed"] == 5 and answer["buy"]["turn"] == 2
     out = succeeded(run(path, *options))
-    assert "Buy the 9♥? With 1 penalty card, over your next 3 turns (40 simulated deals, seed 5):" in out
+    assert "Buy the 9♥? With 1 penalty card, from your turn 2 to the end of the round, 4 players" in out
     assert "Verdict: BUY: buying leaves you holding" in out
     assert "Why: Buying the 9♥ completes your contract" in out
     table = out.split("seed 5):\n")[1].splitlines()[:3]
-    assert table[0].split() == ["cards", "lays", "down", "points", "held"]
+    assert table[0].split() == ["cards", "lays", "down", "goes", "out", "first", "points", "held"]
     assert table[1].split()[:2] == ["pass", "7"] and table[2].split()[:3] == ["buy", "9", "100%"]
-    passing = succeeded(run(path, "-r", "2", "--players", "4", "--buy", "KD", "--rollouts", "40", "--horizon", "2"))
-    assert "over your next 2 turns" in passing and "Verdict: PASS" in passing and "fits none of your melds" in passing
+    later = succeeded(run(path, "-r", "2", "--players", "4", "--buy", "9H", "--rollouts", "40", "--turn", "6",
+                          "--horizon", "2"))
+    assert "from your turn 6 over at most 2 turns of yours" in later
 
 
 def test_batch_lines_take_the_advice_fields(tmp_path: Path) -> None:
