@@ -178,9 +178,7 @@ def advise(
         analyser.prefetch_outs([_without(cards, card) for card in dict.fromkeys(cards)
                                 if not (whole.can_lay_down and card in whole.leftover)], before_draw=True)
     lay_down = answer_turn(analyser, cards, place)
-    # After the draw, the hand's outs are those of the hands its best discards leave: a best
-    # arrangement that leaves a card out is one of the hand without it.
-    out_cards = analyser.outs(cards, before_draw)[1] if lay_down.cards_away else frozenset()
+    out_cards = _outs(analyser, cards, lay_down, before_draw) if lay_down.cards_away else frozenset()
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
     table = _discard_table(analyser, cards, unseen, place.moment) if discards else None
     buy_advice = None
@@ -208,6 +206,21 @@ def _read_offered(buy: str | Card) -> Card:
 
 
 # ---- the discard table -------------------------------------------------------------------------
+
+
+def _outs(analyser: RoundSolver, cards: tuple[Card, ...], lay_down: LayDown, before_draw: bool) -> frozenset[Card]:
+    """The cards that would help. After the draw, those of the hands its best discards leave: a
+    best arrangement that leaves a card out is one of the hand without it. In a go-out round,
+    where the hand after the draw is counted by what it must let go, those of the hands left
+    by letting go of a card the witness lets go (each as a hand before the next draw)."""
+    if before_draw or not analyser.go_out:
+        return analyser.outs(cards, before_draw)[1]
+    found: set[Card] = set()
+    for card in dict.fromkeys(lay_down.kept_with_missing()):
+        rest_lay_down, outs = analyser.outs(_without(cards, card), before_draw=True)
+        if rest_lay_down.cards_away == lay_down.cards_away:
+            found |= outs
+    return frozenset(found)
 
 
 def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:

@@ -259,3 +259,23 @@ def test_a_kept_card_that_extends_a_meld_can_be_laid_off_later() -> None:
     assert len(lay_off_targets(Card.parse("JK"), melds, rules)) == 2  # a joker goes anywhere
     sets = analyze("KC KD KH 2S 3S 4S 5S", "progressive", 2, moment="before-draw").melds
     assert [m.kind.value for m in lay_off_targets(Card.parse("KS"), sets, rules)] == ["set"]
+
+
+# ---- go-out rounds, as the player reads them ----------------------------------------------------
+
+
+def test_a_go_out_hand_after_the_draw_lets_a_card_go_and_names_its_outs() -> None:
+    """Shanghai round 7: let the K♠ go and the hand is one draw away, with 8 unseen outs."""
+    advice = advise("4C 5C 6C 7C 9D 10D JD QD 3H 4H 5H KS", "shanghai", 7)
+    assert advice.lay_down.moment == "after-draw" and advice.lay_down.cards_away == 1
+    assert advice.lay_down.kept_with_missing() == (Card.parse("KS"),)
+    assert {out.card.token for out in advice.outs} == {"2H", "6H", "JK"} and advice.unseen_outs == 8
+
+
+def test_a_go_out_discard_table_never_says_never_nor_throws_the_joker() -> None:
+    advice = advise("4C 5C 6C QC 9D KD 3H 9H KH 2S 9S JK", "shanghai", 7, discards=True)
+    table = advice.discards
+    assert table is not None and all(row.cards_away is not None for row in table)
+    assert not table[0].card.is_joker
+    joker = next(row for row in table if row.card.is_joker)
+    assert joker.cards_away is not None and joker.cards_away > table[0].cards_away
