@@ -259,7 +259,7 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
             leftover = lay_down.leftover_points if lay_down.can_lay_down else None
         kept = leftover if leftover is not None else analyser.points(rest)
         lays_down = play is not None
-        rows.append((card, away, unseen_outs, leftover, kept, points, lays_down, lays_down and play.goes_out))
+        rows.append((card, away, unseen_outs, leftover, kept, points, lays_down, play is not None and play.goes_out))
 
     def merit(row: tuple[Card, int | None, int, int | None, int, int, bool, bool]) -> tuple[float, ...]:
         """Laying down this turn first; then fewest cards away, most unseen outs, fewest points

@@ -126,26 +126,29 @@ def answer_turn(solver: RoundSolver, hand: Sequence[Card], place: Place) -> LayD
     Before the draw: the best lay-down, or cards away (counted in draws in a go-out round).
     After the draw: the turn's best play (melds, discard, going out) when it can lay down; else
     how far it is."""
-    cards = sorted_cards(hand)
-    turn = dict(moment=place.moment.value, note=place.note)
-    if place.moment is Moment.BEFORE_DRAW:
-        return dataclasses.replace(solver.lay_down(cards, before_draw=True), **turn)
+    answer = _answer(solver, sorted_cards(hand), place.moment)
+    return dataclasses.replace(answer, moment=place.moment.value, note=place.note)
+
+
+def _answer(solver: RoundSolver, cards: tuple[Card, ...], moment: Moment) -> LayDown:
+    if moment is Moment.BEFORE_DRAW:
+        return solver.lay_down(cards, before_draw=True)
     play = best_turn(solver, cards)
     if play is not None:
         return dataclasses.replace(
             play.lay_down, hand=cards, can_lay_down=True, melds=play.melds, leftover=play.leftover,
             leftover_points=play.leftover_points, cards_away=0, missing=(), with_missing=(),
-            discard=play.discard, points_after_discard=play.points_after_discard, goes_out=play.goes_out, **turn)
+            discard=play.discard, points_after_discard=play.points_after_discard, goes_out=play.goes_out)
     whole = solver.lay_down(cards)
     if not whole.can_lay_down:
-        return dataclasses.replace(whole, **turn)
+        return whole
     # The whole hand melds, but no legal discard ends the turn (every card melded where the rules
     # require a discard to go out): how far the hand is once a card goes.
     nearest = min((solver.lay_down(_without(cards, card), before_draw=True) for card in dict.fromkeys(cards)),
                   key=lambda answer: math.inf if answer.cards_away is None else answer.cards_away)
+    away = None if nearest.cards_away is None else max(1, nearest.cards_away)
     return dataclasses.replace(nearest, hand=cards, can_lay_down=False, melds=(), leftover=cards,
-                               leftover_points=solver.points(cards), cards_away=None if nearest.cards_away is None else max(1, nearest.cards_away),
-                               **turn)
+                               leftover_points=solver.points(cards), cards_away=away)
 
 
 def _without(cards: Sequence[Card], card: Card) -> tuple[Card, ...]:
@@ -282,6 +285,7 @@ def _extends(card: Card, meld: PlacedMeld, rules: Rules) -> bool:
     positions = _run_positions(meld)
     below, above = positions[0] - 1, positions[-1] + 1
     allowed = {p for p in (1, 14) if (p == 1 and rules.ace_low) or (p == 14 and rules.ace_high)} | set(range(2, 14))
+    assert card.rank is not None
     places = {14, 1} if card.rank == Rank.ACE else {int(card.rank)}
     return bool(places & ({below, above} & allowed))
 
