@@ -42,6 +42,7 @@ from analyzer.advice import DiscardRow
 from analyzer.arguments import MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, BuyAdvice, Verdict
 from analyzer.cards import Card, Rank, faces
+from analyzer.files import open_regular_file
 from analyzer.rules import (
     ALIASES,
     PRESETS,
@@ -319,22 +320,8 @@ def _opened(name: str, what: str) -> Iterator[IO[bytes]]:
             raise UsageError("standard input is closed: give the hand (or the batch) on it, or name a file")
         yield stream
         return
+    descriptor = open_regular_file(name, what, UsageError, "give a file, or - and pipe it in")
     try:
-        descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise UsageError(f"{what} not found") from None
-    except IsADirectoryError:
-        raise UsageError(f"{what} is a directory, not a file") from None
-    except (OSError, ValueError) as error:
-        raise UsageError(f"{what} cannot be opened: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        mode = os.fstat(descriptor).st_mode
-        if stat.S_ISDIR(mode):
-            raise UsageError(f"{what} is a directory, not a file")
-        if not stat.S_ISREG(mode):
-            raise UsageError(f"{what} is not a regular file (a pipe, device or socket); "
-                             f"give a file, or - and pipe it in")
-        os.set_blocking(descriptor, True)
         stream = os.fdopen(descriptor, "rb")
     except BaseException:
         os.close(descriptor)

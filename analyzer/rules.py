@@ -13,7 +13,6 @@ import difflib
 import enum
 import os
 import re
-import stat
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.cards import Card, Rank
+from analyzer.files import open_regular_file
 
 
 class MeldKind(enum.Enum):
@@ -612,21 +612,9 @@ def read_rules_file(name: str) -> str:
     """The text of a rules file: only a regular file, opened without waiting (a FIFO with no
     writer is refused, not waited on), refused unread when it is larger than the cap."""
     what = f"rules file {_show(name)}"
+    descriptor = open_regular_file(name, what, RulesError, "give a .toml file")
     try:
-        descriptor = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise RulesError(f"{what} not found") from None
-    except IsADirectoryError:
-        raise RulesError(f"{what} is a directory, not a file") from None
-    except (OSError, ValueError) as error:
-        raise RulesError(f"{what} cannot be opened: {getattr(error, 'strerror', None) or error}") from None
-    try:
-        info = os.fstat(descriptor)
-        if stat.S_ISDIR(info.st_mode):
-            raise RulesError(f"{what} is a directory, not a file")
-        if not stat.S_ISREG(info.st_mode):
-            raise RulesError(f"{what} is not a regular file (a pipe, device or socket); give a .toml file")
-        if info.st_size > MAX_RULES_FILE_BYTES:
+        if os.fstat(descriptor).st_size > MAX_RULES_FILE_BYTES:
             raise RulesError(f"{what} is larger than {MAX_RULES_FILE_BYTES // 1024} KiB")
         raw = os.read(descriptor, MAX_RULES_FILE_BYTES + 1)
     except OSError as error:
