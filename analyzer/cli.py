@@ -726,6 +726,8 @@ def _melds_text(rules: Rules) -> str:
     exact = rules.contract_mode == ContractMode.EXACT
     ace = {(True, True): "low or high", (False, True): "high only", (True, False): "low only"}
     wild = "jokers and 2s" if rules.deuces_wild else "jokers"
+    if rules.deuces_wild and rules.deuces_always_wild:
+        wild += " (a 2 is always wild, never natural)"
     if rules.max_wilds_per_meld is not None:
         wild += f", at most {rules.max_wilds_per_meld} per meld"
     if not rules.wilds_may_outnumber_naturals:
@@ -733,7 +735,8 @@ def _melds_text(rules: Rules) -> str:
     parts = [
         "exactly the contract's sizes" if exact else "may be longer than the contract's sizes",
         f"same-suit runs: {rules.same_suit_runs.value}",
-        f"ace {ace[rules.ace_low, rules.ace_high]}",
+        f"ace {ace[rules.ace_low, rules.ace_high]}" if rules.two_position_in_runs
+        else "runs from 3 up to the ace (never the 2's place), ace high only",
         f"wild: {wild}",
     ]
     if rules.distinct_set_ranks:

@@ -39,8 +39,15 @@ class SameSuitRuns(enum.Enum):
 
     NO_TOUCH = "no-touch"  # may overlap or leave a gap, may not be contiguous
     GAP = "gap"  # at least one missing rank between them
+    GAP_2 = "gap-2"  # at least two missing ranks between them (3-6 and 9-Q, not 3-6 and 8-J)
     DISTINCT_SUITS = "distinct-suits"  # at most one run per suit
     FREE = "free"
+
+    @property
+    def missing_ranks_between(self) -> int | None:
+        """The fewest missing ranks between two runs of one suit (they may then not overlap
+        either); None where overlapping is allowed or the question does not arise."""
+        return {SameSuitRuns.GAP: 1, SameSuitRuns.GAP_2: 2}.get(self)
 
 
 class RulesError(ValueError):
@@ -129,6 +136,12 @@ class Rules:
     ace_high: bool = True  # J-Q-K-A is a run
     max_run_length: int = 14
     deuces_wild: bool = False  # jokers are always wild; 2s too when this is set
+    # With deuces_wild: a 2 is wild even where it stands for itself (its own place in a run, a
+    # set of 2s), so it never counts as a natural card: 2C 2D 2H are three wild cards.
+    deuces_always_wild: bool = False
+    # False: no run uses the 2's place, runs go from 3 up to the ace (A-2-3-4 and 2-3-4-5 are
+    # no runs, and no wild card stands for a 2 in a run); the low ace then has no place either.
+    two_position_in_runs: bool = True
     max_wilds_per_meld: int | None = None  # None: any number
     wilds_may_outnumber_naturals: bool = True
     distinct_set_ranks: bool = False  # no two sets of one rank in a contract
@@ -164,6 +177,15 @@ class Rules:
 
     def is_wild(self, card: Card) -> bool:
         return card.is_joker or (self.deuces_wild and card.rank == Rank.TWO)
+
+    def run_positions(self) -> tuple[int, ...]:
+        """The run positions that exist, 1 (low ace) to 14 (high ace), 2..13 the ranks: the ace
+        where ace_low and ace_high allow it, and without the 2's place only 3 up (a low ace
+        could only be followed by a 2)."""
+        lowest = 1 if self.ace_low else 2
+        if not self.two_position_in_runs:
+            lowest = 3
+        return tuple(range(lowest, (14 if self.ace_high else 13) + 1))
 
     def points_of(self, card: Card) -> int:
         return self.points.of(card, self.deuces_wild)
@@ -267,13 +289,19 @@ def check_rules(rules: Any, where: str = "rules") -> Rules:
         text = getattr(rules, name)
         if _of_type(text, str, name, problems) and not 1 <= len(text) <= TEXT_LENGTH and name == "name":
             problems.append(f"name must be 1 to {TEXT_LENGTH} characters long")
-    for name in ("ace_low", "ace_high", "deuces_wild", "wilds_may_outnumber_naturals", "distinct_set_ranks",
-                 "no_consecutive_buys"):
-        _of_type(getattr(rules, name), bool, name, problems)
+    flags_ok = True
+    for name in ("ace_low", "ace_high", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
+                 "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys"):
+        flags_ok &= _of_type(getattr(rules, name), bool, name, problems)
     _of_type(rules.contract_mode, ContractMode, "contract_mode", problems)
     _of_type(rules.same_suit_runs, SameSuitRuns, "same_suit_runs", problems)
     if rules.ace_low is False and rules.ace_high is False:
         problems.append("the ace must be low, high or both (ace_low, ace_high)")
+    elif rules.two_position_in_runs is False and rules.ace_high is False:
+        problems.append("without the 2's place in runs (two_position_in_runs = false) the ace can only be "
+                        "high: ace_high must be true")
+    if rules.deuces_always_wild is True and rules.deuces_wild is False:
+        problems.append("deuces_always_wild = true needs deuces_wild = true (2s that are wild)")
     run_length_ok = _in_range(rules.max_run_length, RUN_LENGTH, "max_run_length", problems)
     _in_range(rules.max_wilds_per_meld, WILDS_PER_MELD, "max_wilds_per_meld", problems, none='"any"')
     if rules.discard_to_go_out not in DISCARD_TO_GO_OUT:
@@ -283,7 +311,7 @@ def check_rules(rules: Any, where: str = "rules") -> Rules:
     buys_ok &= _in_range(rules.buy_penalty_cards, PENALTY_CARDS, "buy_penalty_cards", problems)
     _check_points(rules.points, problems)
     _check_decks(rules.decks, problems)
-    rounds_ok = _check_rounds(rules, problems, run_length_ok)
+    rounds_ok = _check_rounds(rules, problems, run_length_ok and flags_ok)
     if not problems and rounds_ok and buys_ok:
         _check_reachable(rules, problems)
         _check_deal(rules, problems)
@@ -357,11 +385,15 @@ def _check_rounds(rules: Rules, problems: list[str], run_length_ok: bool) -> boo
                 problems.append(f"{name}: contract entry {_show(spec)} is not a meld")
                 continue
             smallest, largest = MELD_SIZES[spec.kind]
+            limit = ""
             if spec.kind == MeldKind.RUN and run_length_ok:
-                largest = min(largest, rules.max_run_length)
+                positions = len(rules.run_positions())
+                if rules.max_run_length < min(largest, positions):
+                    largest, limit = rules.max_run_length, " (at most max_run_length)"
+                elif positions < largest:
+                    largest, limit = positions, " (at most the run positions the ace and 2 rules leave)"
             what = f"{name}: a {spec.kind.value}'s size"
-            _in_range(spec.size, (smallest, largest), what + (" (at most max_run_length)" if
-                      spec.kind == MeldKind.RUN and largest < 14 else ""), problems)
+            _in_range(spec.size, (smallest, largest), what + limit, problems)
     return len(problems) == before
 
 
@@ -583,7 +615,8 @@ _ENUM_FIELDS: dict[str, type[enum.Enum]] = {
 }
 _SIMPLE_FIELDS: dict[str, type] = {
     "name": str, "source": str, "ace_low": bool, "ace_high": bool, "max_run_length": int,
-    "deuces_wild": bool, "wilds_may_outnumber_naturals": bool, "distinct_set_ranks": bool,
+    "deuces_wild": bool, "deuces_always_wild": bool, "two_position_in_runs": bool,
+    "wilds_may_outnumber_naturals": bool, "distinct_set_ranks": bool,
     "discard_to_go_out": str, "buy_penalty_cards": int, "no_consecutive_buys": bool,
 }
 _OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # a number, or "any" for no limit

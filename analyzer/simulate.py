@@ -101,8 +101,8 @@ def extend_meld(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None
     if last - first + 1 >= rules.max_run_length:
         return None
     suit = meld.stands_for[0].suit
-    top = 14 if rules.ace_high else 13
-    bottom = 1 if rules.ace_low else 2
+    positions = rules.run_positions()  # the ace and 2-place rules
+    bottom, top = positions[0], positions[-1]
     if wild:
         if last < top:
             return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (Card(_place_rank(last + 1), suit),))
@@ -126,7 +126,8 @@ def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
         return False
     if any(card != meaning and not rules.is_wild(card) for card, meaning in zip(meld.cards, meld.stands_for)):
         return False
-    wilds = sum(1 for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning)
+    wilds = sum(1 for card, meaning in zip(meld.cards, meld.stands_for)
+                if card != meaning or (rules.deuces_always_wild and rules.is_wild(card)))
     if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:
         return False
     if not rules.wilds_may_outnumber_naturals and wilds > len(meld.cards) - wilds:
@@ -138,8 +139,8 @@ def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
     first, last = _run_span(meld)
     places = [first + i for i in range(len(meld.cards))]
     return last == places[-1] <= 14 and all(_place_rank(place) == meaning.rank for place, meaning in
-                                      zip(places, meld.stands_for)) and (rules.ace_low or first > 1) and (
-        rules.ace_high or last < 14)
+                                      zip(places, meld.stands_for)) and first in rules.run_positions() and (
+        last in rules.run_positions())
 
 
 def _fit_distance(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> float:

@@ -263,14 +263,19 @@ def lay_off_targets(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> li
     """The player's own melds ``card`` could be added to on a later turn: a set of its rank, a
     run of its suit it extends at either end, or for a wild card any meld with room for one."""
     found = []
+    always_wild = rules.deuces_always_wild  # a 2 is wild even standing for itself
     for meld in melds:
-        wilds = sum(1 for c, meaning in zip(meld.cards, meld.stands_for) if c != meaning)
-        if rules.is_wild(card) and not (card.rank == Rank.TWO and _extends(card, meld, rules)):
+        wilds = sum(1 for c, meaning in zip(meld.cards, meld.stands_for)
+                    if c != meaning or (always_wild and rules.is_wild(c)))
+        if rules.is_wild(card) and not (card.rank == Rank.TWO and not always_wild and _extends(card, meld, rules)):
             naturals = len(meld.cards) - wilds
             room = rules.max_wilds_per_meld is None or wilds < rules.max_wilds_per_meld
             balanced = rules.wilds_may_outnumber_naturals or wilds + 1 <= naturals
-            longest = rules.max_run_length if meld.kind == MeldKind.RUN else None
-            if room and balanced and (longest is None or len(meld.cards) < longest):
+            if meld.kind == MeldKind.RUN:  # a place at either end that runs may use
+                positions, allowed = _run_positions(meld), rules.run_positions()
+                room &= len(meld.cards) < rules.max_run_length and (
+                    positions[0] - 1 in allowed or positions[-1] + 1 in allowed)
+            if room and balanced:
                 found.append(meld)
         elif _extends(card, meld, rules):
             found.append(meld)
@@ -284,7 +289,7 @@ def _extends(card: Card, meld: PlacedMeld, rules: Rules) -> bool:
         return False
     positions = _run_positions(meld)
     below, above = positions[0] - 1, positions[-1] + 1
-    allowed = {p for p in (1, 14) if (p == 1 and rules.ace_low) or (p == 14 and rules.ace_high)} | set(range(2, 14))
+    allowed = set(rules.run_positions())
     assert card.rank is not None
     places = {14, 1} if card.rank == Rank.ACE else {int(card.rank)}
     return bool(places & ({below, above} & allowed))

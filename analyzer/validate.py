@@ -104,14 +104,18 @@ def _check_meld(meld: PlacedMeld, rules: Rules) -> tuple[list[str], _Shape | Non
     if problems:
         return problems, None
 
+    # A wild 2 standing for itself (a 2 in a set of 2s, a 2 on its own place in a run) counts
+    # as a natural card, unless 2s are always wild: then every 2 is a wild card.
+    deuce_as_itself = rules.deuces_wild and not rules.deuces_always_wild
     if meld.kind in (MeldKind.SET, MeldKind.PAIR):
         shape, problems = _set_shape(meld)
         naturals = [card for card, meaning in zip(meld.cards, meld.stands_for)
-                    if not rules.is_wild(card) or (card.rank == Rank.TWO and meaning.rank == Rank.TWO)]
+                    if not rules.is_wild(card)
+                    or (deuce_as_itself and card.rank == Rank.TWO and meaning.rank == Rank.TWO)]
     else:
         shape, problems = _run_shape(meld, rules)
         naturals = [card for card, meaning in zip(meld.cards, meld.stands_for)
-                    if not rules.is_wild(card) or meaning == card]
+                    if not rules.is_wild(card) or (deuce_as_itself and meaning == card)]
     if shape is None:
         return problems, None
 
@@ -152,6 +156,9 @@ def _run_shape(meld: PlacedMeld, rules: Rules) -> tuple[_Shape | None, list[str]
     for low in range(lowest, highest - length + 2):
         wanted = tuple(_position_card(low + offset, suit) for offset in range(length))
         if wanted == meld.stands_for:
+            if not rules.two_position_in_runs and low <= 2:
+                return None, ["the run uses the 2's place, but runs go from 3 up to the ace here "
+                              "(two_position_in_runs is false)"]
             return _Shape(MeldKind.RUN, suit=suit, low=low, high=low + length - 1), []
     ace = ("low or high" if rules.ace_low and rules.ace_high else "low only" if rules.ace_low else "high only")
     shown = " ".join(card.token for card in meld.stands_for)
@@ -210,6 +217,9 @@ def _same_suit_problem(a: _Shape, b: _Shape, policy: SameSuitRuns) -> str | None
         return "two runs of one suit touch and would read as one run (no-touch)"
     if policy == SameSuitRuns.GAP and not apart:
         return "two runs of one suit must leave at least one rank between them (gap)"
+    far_apart = a.high + 2 < b.low or b.high + 2 < a.low
+    if policy == SameSuitRuns.GAP_2 and not far_apart:
+        return "two runs of one suit must leave at least two ranks between them (gap-2)"
     if policy == SameSuitRuns.DISTINCT_SUITS:
         return "two runs of one suit, but every run must have its own suit (distinct-suits)"
     return None

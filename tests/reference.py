@@ -211,6 +211,8 @@ def _compatible(a: Meaning, b: Meaning, rules: Rules) -> bool:
             return last_a + 1 != first_b and last_b + 1 != first_a
         if policy == SameSuitRuns.GAP:
             return last_a + 1 < first_b or last_b + 1 < first_a
+        if policy == SameSuitRuns.GAP_2:
+            return last_a + 2 < first_b or last_b + 2 < first_a
     return True
 
 
@@ -272,9 +274,11 @@ def _sets_of(
     rank: Rank, usable: Usable, smallest: int, largest: int | None, rules: Rules
 ) -> Melds:
     """Every legal set (or pair) of ``rank`` from ``usable``, ``smallest`` to ``largest`` cards."""
-    # Cards of the rank are natural here (a 2 in a set of 2s too, even when 2s are wild).
-    naturals = Counter({card: n for card, n in usable if card.rank == rank})
-    wilds = Counter({card: n for card, n in usable if card.rank != rank})
+    # Cards of the rank are natural here (a 2 in a set of 2s too, even when 2s are wild,
+    # unless 2s are always wild: then a 2 is a wild card in a set of 2s as anywhere).
+    naturals = Counter({card: n for card, n in usable if card.rank == rank
+                        and not (rules.deuces_always_wild and rules.is_wild(card))})
+    wilds = Counter({card: n for card, n in usable if card not in naturals})
     top = sum(n for _, n in usable) if largest is None else largest
 
     def melds() -> Iterator[tuple[Counter[Card], Meaning]]:
@@ -300,7 +304,10 @@ def _runs_of(
     """Every legal run of ``suit`` from ``usable``, ``smallest`` to ``largest`` cards."""
     cards = Counter(dict(usable))
     wild_total = sum(n for card, n in usable if rules.is_wild(card))
-    present = {p for p in range(1, 15) if cards[_position_card(p, suit)] > 0}
+    # A position is present when the hand holds its card as a natural; a wild 2 on its own
+    # place counts, unless 2s are always wild.
+    present = {p for p in range(1, 15) if cards[_position_card(p, suit)] > 0
+               and not (rules.deuces_always_wild and rules.is_wild(_position_card(p, suit)))}
     top = min(14, rules.max_run_length, sum(n for _, n in usable) if largest is None else largest)
 
     def melds() -> Iterator[tuple[Counter[Card], Meaning]]:
@@ -309,6 +316,8 @@ def _runs_of(
                 last = first + size - 1
                 if (first == 1 and not rules.ace_low) or (last == 14 and not rules.ace_high):
                     continue
+                if first <= 2 and not rules.two_position_in_runs:
+                    continue  # the run would use the 2's place
                 # Each position holds its own natural card (a wild 2 on its own place counts
                 # as natural) or a wild card; try every split between the two.
                 have = [p for p in range(first, last + 1) if p in present]

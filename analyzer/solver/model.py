@@ -14,6 +14,7 @@ from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, Sa
 
 SUITS = tuple(Suit)
 LOW_ACE, HIGH_ACE = 1, 14
+DEUCE = 2  # the 2's run position
 
 
 def position_rank(position: int) -> Rank:
@@ -21,11 +22,18 @@ def position_rank(position: int) -> Rank:
 
 
 def positions_of(card: Card, rules: Rules) -> tuple[int, ...]:
-    """Run positions a natural card can take: an ace low and/or high, other ranks their own."""
+    """Run positions a natural card can take: an ace low and/or high, other ranks their own,
+    where the rules let runs use that position (``Rules.run_positions``)."""
     assert card.rank is not None
-    if card.rank != Rank.ACE:
-        return (int(card.rank),)
-    return tuple(p for p, allowed in ((LOW_ACE, rules.ace_low), (HIGH_ACE, rules.ace_high)) if allowed)
+    places = (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
+    exist = rules.run_positions()
+    return tuple(p for p in places if p in exist)
+
+
+def may_be_natural(card: Card, rules: Rules) -> bool:
+    """A card that can stand for itself as a natural: not wild, or a wild 2 unless 2s are
+    always wild (then a 2 is a wild card wherever it goes)."""
+    return not card.is_joker and not (rules.deuces_always_wild and rules.is_wild(card))
 
 
 RunShape = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]  # suit, first, size, naturals by position
@@ -46,7 +54,7 @@ class Problem:
     go_out: bool
     minimum: bool  # contract melds may be longer than their size
     counts: dict[Card, int]  # the hand as a multiset
-    naturals: tuple[Card, ...]  # distinct cards that can stand for themselves (wild 2s too)
+    naturals: tuple[Card, ...]  # distinct cards that can stand for themselves (wild 2s too, unless always wild)
     wild_kinds: tuple[Card, ...]  # distinct wild cards in the hand (the joker, wild 2s)
     positions: tuple[int, ...]  # run positions that exist under the ace rule
     # Go-out rounds, counted in draws: the melds hold exactly this many cards, the hand's and
@@ -98,12 +106,9 @@ def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: 
         go_out=rule.go_out,
         minimum=rule.go_out or rules.contract_mode == ContractMode.MINIMUM,
         counts=dict(counts),
-        naturals=tuple(card for card in distinct if not card.is_joker),
+        naturals=tuple(card for card in distinct if may_be_natural(card, rules)),
         wild_kinds=tuple(card for card in distinct if rules.is_wild(card)),
-        positions=tuple(
-            p for p in range(LOW_ACE, HIGH_ACE + 1)
-            if (p != LOW_ACE or rules.ace_low) and (p != HIGH_ACE or rules.ace_high)
-        ),
+        positions=rules.run_positions(),
         target=len(hand) + (1 if before_draw else 0) if rule.go_out else None,
         meld_at_most=meld_at_most,
     )
@@ -357,11 +362,12 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_
     longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
     windows = [(suit, first, last) for suit in SUITS for first in problem.positions for last in problem.positions
                if size <= last - first + 1 <= longest]
-    top = 1 if rules.same_suit_runs == SameSuitRuns.GAP else how_many  # gap: no overlap at all
+    apart = rules.same_suit_runs.missing_ranks_between
+    top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
     count = {w: model.new_int_var(0, top, f"{name}.count[{w[0].value}{w[1]}-{w[2]}]") for w in windows}
     model.add(sum(count.values()) == how_many)
     present = {}
-    if rules.same_suit_runs in (SameSuitRuns.NO_TOUCH, SameSuitRuns.GAP) and len(problem.run_specs) > 1:
+    if (rules.same_suit_runs == SameSuitRuns.NO_TOUCH or apart is not None) and len(problem.run_specs) > 1:
         for w, c in count.items():
             present[w] = model.new_bool_var(f"{name}.present[{w[0].value}{w[1]}-{w[2]}]")
             model.add(c <= top * present[w])
@@ -397,9 +403,8 @@ def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows],
         for (suit_b, first_b, last_b), b in placed[i + 1:]:
             if suit_a != suit_b:
                 continue
-            touching = last_a + 1 == first_b or last_b + 1 == first_a
-            overlapping = first_a <= last_b and first_b <= last_a
-            if touching or (policy == SameSuitRuns.GAP and overlapping):
+            if not runs_may_share_a_contract(policy, (suit_a, first_a, last_a - first_a + 1),
+                                             ((suit_b, first_b, last_b - first_b + 1, ()),)):
                 model.add(a + b <= 1)
 
 
@@ -449,6 +454,10 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     model.add(slot.missing() >= 0)
     if rules.max_wilds_per_meld is not None:
         model.add(wild_limit <= rules.max_wilds_per_meld)
+        if rules.deuces_always_wild and DEUCE in covers:
+            # No natural card can take the 2's place, so a run over it holds a wild card there
+            # (one of the hand's, counted in ``wilds``, or a missing 2 or joker, which is wild too).
+            model.add(covers[DEUCE] <= rules.max_wilds_per_meld)
     if not rules.wilds_may_outnumber_naturals:
         model.add(2 * wild_limit <= slot.length())
     return slot
@@ -470,13 +479,15 @@ def _same_suit_policy(model: cp_model.CpModel, runs: list[RunSlot], policy: Same
             same_suit = model.new_bool_var("same_suit")  # 1: forced when both runs share a suit
             for s in SUITS:
                 model.add(same_suit >= one.suit[s] + other.suit[s] - 1)
+            # b may not start right after a ends (one long run), nor, under gap-2, one rank later.
+            too_near = policy.missing_ranks_between or 1
             for a, b in ((one, other), (other, one)):
-                # a ends right before b starts: the two would read as one long run.
                 for p in a.covers:
-                    if p + 1 in b.start:
-                        a_ends_at_p = a.end.get(p, 0) if a.end else _ends_at(a, p)
-                        model.add(same_suit + a_ends_at_p + b.start[p + 1] <= 2)
-            if policy == SameSuitRuns.GAP:
+                    for q in range(p + 1, p + 1 + too_near):
+                        if q in b.start:
+                            a_ends_at_p = a.end.get(p, 0) if a.end else _ends_at(a, p)
+                            model.add(same_suit + a_ends_at_p + b.start[q] <= 2)
+            if policy.missing_ranks_between is not None:
                 for p in one.covers:
                     model.add(same_suit + one.covers[p] + other.covers[p] <= 2)
 
@@ -491,10 +502,13 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
                strict_deck: bool, all_ranks: bool) -> SetGroup:
     rules, name = problem.rules, f"{spec.kind.value}{spec.size}"
     held_ranks = {card.rank for card in problem.naturals}
+    # Where 2s are always wild no set has a natural 2: a set of 2s would be wild cards only,
+    # which a set of any other rank holds as well.
+    set_ranks = [r for r in Rank if r != Rank.TWO or not rules.deuces_always_wild]
     # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
     # give every set its own rank when the rules ask for distinct ranks).
-    absent = [r for r in Rank if r not in held_ranks][:len(problem.contract)]
-    ranks = list(Rank) if all_ranks else [r for r in Rank if r in held_ranks or r in absent]
+    absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
+    ranks = set_ranks if all_ranks else [r for r in set_ranks if r in held_ranks or r in absent]
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
     big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
@@ -571,6 +585,9 @@ def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[Ru
         assert slot.missing_jokers is not None
         slot.wild_at = {p: model.new_bool_var(f"run{index}.wild_at[{p}]") for p in slot.covers}
         model.add(sum(slot.wild_at.values()) == slot.wilds + slot.missing_jokers)
+        if problem.rules.deuces_always_wild and DEUCE in slot.covers:
+            # A missing 2 there would be one more wild card than the limits count: a wild goes there.
+            model.add(slot.wild_at[DEUCE] >= slot.covers[DEUCE])
         for p, covered in slot.covers.items():
             gap = covered - sum(u for (c, q), u in slot.uses.items() if q == p) - slot.wild_at[p]
             model.add(gap >= 0)
@@ -603,7 +620,8 @@ def runs_may_share_a_contract(policy: SameSuitRuns, run: tuple[Suit, int, int], 
             continue
         other_last = other_first + other_size - 1
         touching = last + 1 == other_first or other_last + 1 == first
-        overlapping = first <= other_last and other_first <= last
-        if policy == SameSuitRuns.DISTINCT_SUITS or touching or (policy == SameSuitRuns.GAP and overlapping):
+        between = policy.missing_ranks_between
+        apart = between is not None and (last + between < other_first or other_last + between < first)
+        if policy == SameSuitRuns.DISTINCT_SUITS or touching or (between is not None and not apart):
             return False
     return True

@@ -12,6 +12,7 @@ from analyzer.hand import deck_copies
 from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules
 from analyzer.solver.model import (
+    DEUCE,
     SUITS,
     Model,
     Problem,
@@ -226,7 +227,10 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
         missing cards in the rest."""
         gaps = [p for p in covered if p not in natural_at]
         if wild_gaps is None:
-            wild_gaps = sorted(gaps, key=lambda p: (spare[Card(position_rank(p), suit)], p))[:hand_wilds]
+            # Where 2s are always wild the 2's place takes a wild first: a missing 2 there would
+            # be one more wild card than the model's per-meld limits counted.
+            wild_gaps = sorted(gaps, key=lambda p: (not (rules.deuces_always_wild and p == DEUCE),
+                                                    spare[Card(position_rank(p), suit)], p))[:hand_wilds]
         cards, stands_for = [], []
         for p in covered:
             meaning = Card(position_rank(p), suit)
