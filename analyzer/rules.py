@@ -391,7 +391,7 @@ def _check_rounds(rules: Rules, problems: list[str], run_length_ok: bool) -> boo
                 if rules.max_run_length < min(largest, positions):
                     largest, limit = rules.max_run_length, " (at most max_run_length)"
                 elif positions < largest:
-                    largest, limit = positions, " (at most the run positions the ace and 2 rules leave)"
+                    largest, limit = positions, f" (runs have {positions} places under ace_low, ace_high and two_position_in_runs)"
             what = f"{name}: a {spec.kind.value}'s size"
             _in_range(spec.size, (smallest, largest), what + limit, problems)
     return len(problems) == before
