@@ -144,6 +144,15 @@ RULES_FILE_CASES: list[tuple[str, str, list[str]]] = [
     ("unknown mode", 'contract_mode = "loose"\n', ["contract_mode", "exact, minimum"]),
     ("unknown discard rule", 'discard_to_go_out = "sometimes"\n', ["discard_to_go_out", "required"]),
     ("no ace", "ace_low = false\nace_high = false\n", ["the ace must be low, high or both"]),
+    ("always wild without wild 2s", "deuces_always_wild = true\n", ["deuces_always_wild", "needs deuces_wild"]),
+    ("always wild as text", 'deuces_always_wild = "yes"\n', ["deuces_always_wild must be true or false"]),
+    ("no 2's place and no high ace", "two_position_in_runs = false\nace_high = false\n",
+     ["two_position_in_runs", "ace_high must be true"]),
+    ("no 2's place as a number", "two_position_in_runs = 0\n", ["two_position_in_runs must be true or false"]),
+    ("a run longer than the places left", ('two_position_in_runs = false\n'
+                                          'rounds = [{ deal = 13, contract = "R13" }]\n'),
+     ["round 1", "run's size", "12 places", "3 to 12", "not 13"]),
+    ("gap of three", 'same_suit_runs = "gap-3"\n', ["same_suit_runs", "gap-2", "'gap-3'"]),
     ("base misspelt", 'base = "shangai"\n', ["did you mean 'shanghai'"]),
     ("base not text", "base = 3\n", ["base must be a rule set's name"]),
     ("unknown field", "jokers_wild = true\n", ["unknown field 'jokers_wild'", "known fields"]),
@@ -503,6 +512,21 @@ def test_list_rules_shows_one_rule_set_and_how_a_file_was_read(tmp_path: Path) -
     assert as_json == load_rules(house).to_dict() and as_json["ace_low"] is True
 
 
+def test_list_rules_shows_the_house_rules_of_a_file(tmp_path: Path) -> None:
+    house = write(tmp_path, "house.toml", 'base = "may-i"\ndeuces_wild = true\ndeuces_always_wild = true\n'
+                  'two_position_in_runs = false\nsame_suit_runs = "gap-2"\n')
+    read = command("--list-rules", "--rules", house)
+    assert read.returncode == 0
+    shown = " ".join(read.stdout.split())
+    assert "same-suit runs: gap-2" in shown and "runs from 3 up to the ace (never the 2's place)" in shown
+    assert "a 2 is always wild, never natural" in shown
+    as_json = json.loads(command("--list-rules", "--rules", house, "--json").stdout)
+    assert as_json["deuces_always_wild"] is True and as_json["two_position_in_runs"] is False
+    assert as_json["same_suit_runs"] == "gap-2"
+    plain = command("--list-rules").stdout
+    assert "gap-2" not in plain and "never the 2's place" not in plain and "always wild" not in plain
+
+
 # ---- properties: the parsers never fail in another way --------------------------------------------
 
 scalars = st.one_of(
@@ -542,14 +566,14 @@ field_values: dict[str, st.SearchStrategy[Any]] = {
     "points": mostly(st.dictionaries(st.sampled_from(["A", "2", "10", "K", "joker", "wild_deuce", "Z"]),
                                      mostly(st.integers(-5, 1100)), max_size=4)),
     "contract_mode": mostly(st.sampled_from(["exact", "minimum", "loose"])),
-    "same_suit_runs": mostly(st.sampled_from(["no-touch", "gap", "distinct-suits", "free", "touch"])),
+    "same_suit_runs": mostly(st.sampled_from(["no-touch", "gap", "gap-2", "distinct-suits", "free", "touch"])),
     "discard_to_go_out": mostly(st.sampled_from(["required", "optional", "never", "sometimes"])),
     "max_run_length": mostly(st.integers(0, 20)),
     "max_wilds_per_meld": mostly(st.one_of(st.integers(-1, 16), st.just("any"))),
     "buys_per_round": mostly(st.one_of(st.integers(-1, 22), st.just("any"))),
     "buy_penalty_cards": mostly(st.integers(-1, 7)),
-    **{name: flags for name in ("ace_low", "ace_high", "deuces_wild", "wilds_may_outnumber_naturals",
-                                "distinct_set_ranks", "no_consecutive_buys")},
+    **{name: flags for name in ("ace_low", "ace_high", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
+                                "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys")},
 }
 rule_mappings = st.tuples(
     st.lists(st.sampled_from(sorted(field_values)), max_size=6, unique=True).flatmap(
@@ -580,7 +604,8 @@ rules_fields = {
     "rounds": st.one_of(st.lists(round_rules, max_size=3).map(tuple), values),
     "points": st.one_of(st.builds(Points, st.lists(values, max_size=14).map(tuple), values, values), values),
     **{name: values for name in ("name", "source", "contract_mode", "same_suit_runs", "ace_low", "ace_high",
-                                 "max_run_length", "deuces_wild", "max_wilds_per_meld",
+                                 "max_run_length", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
+                                 "max_wilds_per_meld",
                                  "wilds_may_outnumber_naturals", "distinct_set_ranks", "discard_to_go_out",
                                  "buys_per_round", "buy_penalty_cards", "no_consecutive_buys")},
 }
