@@ -467,6 +467,31 @@ def test_ctrl_c_is_one_line_and_exit_status_130(tmp_path: Path, args: list[str],
     assert (process.returncode, stderr.decode()) == (130, "analyze: interrupted\n")
 
 
+API_INTERRUPT = """
+import os, signal, time
+from analyzer import analyze
+analyze("7H 8H 9H 10H 5C 5D 5S", "progressive", 2)
+try:
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(2)
+    print("not interrupted")
+except KeyboardInterrupt:
+    print("KeyboardInterrupt")
+"""
+
+
+def test_ctrl_c_after_a_search_is_still_the_callers() -> None:
+    """CP-SAT is told not to catch SIGINT (``catch_sigint_signal``): its handler would stop a
+    search as if the time ran out and leave SIGINT at the default action, so that an API
+    caller's next Ctrl-C killed the process instead of raising KeyboardInterrupt."""
+    from analyzer.solver.translate import new_solver
+
+    assert new_solver(1.0).parameters.catch_sigint_signal is False
+    done = subprocess.run([sys.executable, "-c", API_INTERRUPT], capture_output=True, text=True, cwd=ROOT,
+                          timeout=SECONDS, check=False)
+    assert (done.returncode, done.stdout) == (0, "KeyboardInterrupt\n"), done.stderr[-500:]
+
+
 # ---- words ------------------------------------------------------------------------------------
 
 WORDING_CASES = [

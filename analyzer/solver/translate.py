@@ -45,6 +45,10 @@ def new_solver(time_limit: float) -> cp_model.CpSolver:
     solver.parameters.num_workers = 1  # deterministic, and models are small
     solver.parameters.random_seed = 0
     solver.parameters.max_time_in_seconds = time_limit
+    # Ctrl-C belongs to the caller (analyzer/command.py; KeyboardInterrupt in the API): CP-SAT's
+    # own SIGINT handler would end a search as if its time ran out, and it leaves SIGINT at the
+    # default action afterwards, so that the next Ctrl-C kills a Python caller without a word.
+    solver.parameters.catch_sigint_signal = False
     # These models are small: CP-SAT's presolve, probing and symmetry search cost more than
     # they save (measured in analyzer.bench), and a stronger LP relaxation pays for itself.
     solver.parameters.cp_model_presolve = False
