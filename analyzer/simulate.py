@@ -832,11 +832,19 @@ class GoingOut:
         return self.chances[min(turn, len(self.chances)) - 1]
 
 
+# Rule fields added after the going-out table was measured, with their defaults: left out of
+# the fingerprint while they hold them, so a rule set keeps the fingerprint it was measured under.
+_LATER_FIELDS = {"deuces_always_wild": False, "two_position_in_runs": True}
+
+
 def rules_fingerprint(rules: Rules) -> str:
     """A short hash of everything in a rule set but its name and source."""
     plain = rules.to_dict()
     plain.pop("name")
     plain.pop("source")
+    for name, default in _LATER_FIELDS.items():
+        if plain.get(name) == default:
+            plain.pop(name)
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:12]
 
 

@@ -294,3 +294,17 @@ def test_a_run_longer_than_the_positions_left_is_refused() -> None:
     assert check_rules(dataclasses.replace(PROGRESSIVE, rounds=long_run))
     with pytest.raises(RulesError, match="run's size .runs have 12 places.* must be from 3 to 12, not 13"):
         check_rules(dataclasses.replace(PROGRESSIVE, rounds=long_run, two_position_in_runs=False))
+
+
+def test_new_fields_at_their_defaults_keep_the_going_out_table() -> None:
+    """The measured going-out chances are keyed by a fingerprint of the rule set: a field added
+    later must not change the fingerprint of a rule set that leaves it at its default."""
+    from analyzer.going_out_table import TABLE
+    from analyzer.simulate import rules_fingerprint
+
+    measured = {key.split("/")[0] for key in TABLE}
+    for name in ("progressive", "ill-buy-it", "contract", "pagat", "may-i", "shanghai", "shanghai-powe",
+                 "eveleigh"):
+        assert rules_fingerprint(preset(name)) in measured, name
+    assert rules_fingerprint(NO_TWO) != rules_fingerprint(PROGRESSIVE)
+    assert rules_fingerprint(ALWAYS_WILD_EVELEIGH) != rules_fingerprint(EVELEIGH)

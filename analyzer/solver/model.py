@@ -585,7 +585,8 @@ def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[Ru
         assert slot.missing_jokers is not None
         slot.wild_at = {p: model.new_bool_var(f"run{index}.wild_at[{p}]") for p in slot.covers}
         model.add(sum(slot.wild_at.values()) == slot.wilds + slot.missing_jokers)
-        if problem.rules.deuces_always_wild and DEUCE in slot.covers:
+        limited = problem.rules.max_wilds_per_meld is not None or not problem.rules.wilds_may_outnumber_naturals
+        if problem.rules.deuces_always_wild and limited and DEUCE in slot.covers:
             # A missing 2 there would be one more wild card than the limits count: a wild goes there.
             model.add(slot.wild_at[DEUCE] >= slot.covers[DEUCE])
         for p, covered in slot.covers.items():
