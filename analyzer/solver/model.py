@@ -393,14 +393,17 @@ def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows],
         for suit in SUITS:
             model.add(sum(g.count[w] for g in groups for w in g.count if w[0] == suit) <= 1)
         return
-    for i, ((suit_a, first_a, last_a), a) in enumerate(placed):
-        for (suit_b, first_b, last_b), b in placed[i + 1:]:
-            if suit_a != suit_b:
-                continue
-            touching = last_a + 1 == first_b or last_b + 1 == first_a
-            overlapping = first_a <= last_b and first_b <= last_a
-            if touching or (policy == SameSuitRuns.GAP and overlapping):
-                model.add(a + b <= 1)
+    # Only same-suit pairs can clash: a window touches those that start right after its last
+    # position; under ``gap`` it also overlaps those that start within it. Each pair once.
+    starting: dict[tuple[Suit, int], list[tuple[int, cp_model.IntVar]]] = {}
+    for j, ((suit, first, _), b) in enumerate(placed):
+        starting.setdefault((suit, first), []).append((j, b))
+    for i, ((suit, first_a, last_a), a) in enumerate(placed):
+        starts = range(first_a, last_a + 2) if policy == SameSuitRuns.GAP else range(last_a + 1, last_a + 2)
+        for start in starts:
+            for j, b in starting.get((suit, start), []):
+                if start != first_a or j > i:
+                    model.add(a + b <= 1)
 
 
 def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
