@@ -40,7 +40,7 @@ from analyzer.buy import (
 from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_cards, tokens
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.result import LayDown
-from analyzer.round_solver import RoundSolver
+from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules, load_rules
 from analyzer.turn import Moment, answer_turn, place_in_turn, play_with_discard, read_moment
 
@@ -99,6 +99,10 @@ class Advice:
     unseen_outs: int
     discards: tuple[DiscardRow, ...] | None  # best first; None when not asked
     buy: BuyAdvice | None  # None when not asked
+    # What the time budget left undone (empty: everything was finished):
+    outs_complete: bool = True  # False: the search for outs was cut short, there may be more
+    unranked: tuple[Card, ...] = ()  # discards the table could not rank in time
+    unfinished: tuple[str, ...] = ()  # the same, and the buy verdict's, in words
 
     def to_dict(self) -> dict[str, Any]:
         """The lay-down's dict with the advice keys added (``discards``, ``buy``: null if not asked)."""
@@ -107,8 +111,11 @@ class Advice:
             "seen": tokens(self.seen),
             "outs": [out.to_dict() for out in self.outs],
             "unseen_outs": self.unseen_outs,
+            "outs_complete": self.outs_complete,
             "discards": None if self.discards is None else [row.to_dict() for row in self.discards],
+            "unranked_discards": tokens(self.unranked),
             "buy": None if self.buy is None else self.buy.to_dict(),
+            "unfinished": list(self.unfinished),
         }
 
 
@@ -138,7 +145,9 @@ def advise(
     ``seen``: cards the player has seen (discard pile, melds on the table), not counting the
     offered card. Unseen copies are counted in the deck for ``players`` (None: the rule set's
     largest deck). ``buys_used`` and ``bought_last`` tell whether the rules still allow a buy.
-    ``time_limit`` is per solver call (None: the analyser's default). ``moment``: where the hand
+    ``time_limit`` bounds the whole answer (None: the analyser's default): what it leaves
+    undone is said in ``outs_complete``, ``unranked`` and ``unfinished``, and in the buy
+    verdict's ``finished``, never dropped. ``moment``: where the hand
     stands in its turn, ``"before-draw"`` or ``"after-draw"`` (None: told from its size); a buy
     is asked before the draw.
 
@@ -168,24 +177,41 @@ def advise(
                    f"the hand, the seen cards and the offered {offered.token}")
         check_simulation(horizon, rollouts, turn)
 
-    analyser = RoundSolver(rule_set, round_number, deck, time_limit)
+    analyser = RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit))
     gone = Counter(cards) + Counter(seen_cards) + Counter([offered] if offered else [])
     unseen = {card: max(0, deck_copies(card, deck) - gone[card]) for card in ALL_CARD_KINDS}
 
     before_draw = place.moment is Moment.BEFORE_DRAW
+    lay_down = answer_turn(analyser, cards, place)  # first: the answer the budget serves before all else
     if discards:  # every hand one card smaller that needs solving, two at a time
         whole = analyser.lay_down(cards, before_draw)
         analyser.prefetch_outs([_without(cards, card) for card in dict.fromkeys(cards)
                                 if not (whole.can_lay_down and card in whole.leftover)], before_draw=True)
-    lay_down = answer_turn(analyser, cards, place)
-    out_cards = _outs(analyser, cards, lay_down, before_draw) if lay_down.cards_away else frozenset()
+    out_cards, outs_complete = _outs(analyser, cards, lay_down, before_draw) if lay_down.cards_away \
+        else (frozenset(), lay_down.cards_away is not None or lay_down.proven_optimal)
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
-    table = _discard_table(analyser, cards, unseen, place.moment) if discards else None
+    table, unranked = _discard_table(analyser, cards, unseen, place.moment) if discards else (None, ())
     buy_advice = None
     if offered is not None:
         buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
                                  turn=turn, buys_used=buys_used, bought_last=bought_last)
-    return Advice(lay_down, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice)
+    unfinished = _unfinished(analyser, outs_complete, unranked, buy_advice)
+    return Advice(lay_down, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice,
+                  outs_complete, unranked, unfinished)
+
+
+def _unfinished(analyser: RoundSolver, outs_complete: bool, unranked: tuple[Card, ...],
+                buy: BuyAdvice | None) -> tuple[str, ...]:
+    """What the time budget left undone, in words (the command prints these lines)."""
+    seconds = f"{analyser.time_limit:g} s"
+    notes = []
+    if not outs_complete:
+        notes.append(f"the cards that help may be incomplete: the search stopped at the time limit ({seconds})")
+    if unranked:
+        notes.append(f"not ranked within the time limit ({seconds}): discarding {' '.join(c.face for c in unranked)}")
+    if buy is not None and not buy.finished:
+        notes.append(buy.stopped)
+    return tuple(notes)
 
 
 def _read_cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
@@ -208,19 +234,25 @@ def _read_offered(buy: str | Card) -> Card:
 # ---- the discard table -------------------------------------------------------------------------
 
 
-def _outs(analyser: RoundSolver, cards: tuple[Card, ...], lay_down: LayDown, before_draw: bool) -> frozenset[Card]:
-    """The cards that would help. After the draw, those of the hands its best discards leave: a
-    best arrangement that leaves a card out is one of the hand without it. In a go-out round,
-    where the hand after the draw is counted by what it must let go, those of the hands left
-    by letting go of a card the witness lets go (each as a hand before the next draw)."""
+def _outs(analyser: RoundSolver, cards: tuple[Card, ...], lay_down: LayDown,
+          before_draw: bool) -> tuple[frozenset[Card], bool]:
+    """The cards that would help, and whether they were all found in time. After the draw,
+    those of the hands its best discards leave: a best arrangement that leaves a card out is
+    one of the hand without it. In a go-out round, where the hand after the draw is counted by
+    what it must let go, those of the hands left by letting go of a card the witness lets go
+    (each as a hand before the next draw)."""
+    complete = lay_down.proven_optimal  # cards away themselves may be off, and the outs with them
     if before_draw or not analyser.go_out:
-        return analyser.outs(cards, before_draw)[1]
+        outs = analyser.outs(cards, before_draw)[1]
+        return outs, complete and analyser.outs_complete(cards, before_draw)
     found: set[Card] = set()
     for card in dict.fromkeys(lay_down.kept_with_missing()):
-        rest_lay_down, outs = analyser.outs(_without(cards, card), before_draw=True)
+        rest = _without(cards, card)
+        rest_lay_down, outs = analyser.outs(rest, before_draw=True)
+        complete = complete and analyser.outs_complete(rest, before_draw=True) and rest_lay_down.proven_optimal
         if rest_lay_down.cards_away == lay_down.cards_away:
             found |= outs
-    return frozenset(found)
+    return frozenset(found), complete
 
 
 def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
@@ -230,8 +262,9 @@ def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
 
 
 def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
-                   moment: Moment) -> tuple[DiscardRow, ...]:
-    """One row per distinct card of the hand, best discard first.
+                   moment: Moment) -> tuple[tuple[DiscardRow, ...], tuple[Card, ...]]:
+    """One row per distinct card of the hand, best discard first; and the cards whose rows
+    could not be worked out within the time budget (left out of the table, never guessed).
 
     After the draw, a row whose discard lets the hand lay down this turn holds that play (the
     points left when the turn ends); other rows hold the hand without the card as it stands
@@ -241,11 +274,16 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
     whole = analyser.lay_down(cards, before_draw=moment is Moment.BEFORE_DRAW)
     turn_ends = moment is Moment.AFTER_DRAW and whole.can_lay_down and not analyser.go_out
     rows = []
+    unranked = []
     for card in dict.fromkeys(cards):
         rest = _without(cards, card)
         points = rules.points_of(card)
         away: int | None
         leftover: int | None
+        if analyser.expired and not (whole.can_lay_down and card in whole.leftover and not turn_ends) \
+                and not (not turn_ends and analyser.has_outs(rest, before_draw=True)):
+            unranked.append(card)
+            continue
         play = play_with_discard(analyser, cards, card, whole) if turn_ends else None
         if play is not None:
             away, unseen_outs, leftover = 0, 0, play.points_after_discard
@@ -255,6 +293,9 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
             away, unseen_outs, leftover = 0, 0, whole.leftover_points - points
         else:
             lay_down, outs = analyser.outs(rest, before_draw=True)
+            if not (lay_down.proven_optimal and analyser.outs_complete(rest, before_draw=True)):
+                unranked.append(card)  # cut short by the deadline: its numbers may be wrong
+                continue
             away, unseen_outs = lay_down.cards_away, sum(unseen[out] for out in outs)
             leftover = lay_down.leftover_points if lay_down.can_lay_down else None
         kept = leftover if leftover is not None else analyser.points(rest)
@@ -272,7 +313,7 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
         equal = bool(table) and merit(row) == merit(rows[place - 2])
         table.append(DiscardRow(*row[:6], rank=table[-1].rank if equal else place, equal_to_previous=equal,
                                 lays_down=row[6], goes_out=row[7]))
-    return tuple(table)
+    return tuple(table), sorted_cards(unranked)
 
 
 __all__ = [

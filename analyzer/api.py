@@ -23,7 +23,7 @@ from analyzer.arguments import (
 from analyzer.cards import Card
 from analyzer.hand import read_hand
 from analyzer.result import LayDown
-from analyzer.round_solver import RoundSolver
+from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules
 from analyzer.turn import Moment, answer_turn, place_in_turn, read_moment
 
@@ -55,7 +55,9 @@ def analyze(
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
     place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
-    return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit), cards, place)
+    # One budget for the whole answer: the turn's best play may take several solves.
+    return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit)),
+                       cards, place)
 
 
 _ADVISE = inspect.signature(_advice.advise)

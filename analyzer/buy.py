@@ -53,6 +53,7 @@ class Verdict(enum.Enum):
     BUY = "buy"
     PASS = "pass"
     CLOSE_CALL = "close call"
+    UNDECIDED = "undecided"  # the time budget ran out before a verdict could be reached
 
 
 @dataclass(frozen=True)
@@ -67,10 +68,15 @@ class BuyOption:
     def to_dict(self) -> dict[str, Any]:
         return {
             "hand_size": self.hand_size,
-            "lay_down_probability": round(self.lay_down_probability, 4),
-            "go_out_probability": round(self.go_out_probability, 4),
-            "expected_points": round(self.expected_points, 2),
+            "lay_down_probability": _rounded(self.lay_down_probability, 4),
+            "go_out_probability": _rounded(self.go_out_probability, 4),
+            "expected_points": _rounded(self.expected_points, 2),
         }
+
+
+def _rounded(value: float, digits: int) -> float | None:
+    """For JSON: None for a figure the time budget left unknown (NaN)."""
+    return None if math.isnan(value) else round(value, digits)
 
 
 @dataclass(frozen=True)
@@ -92,6 +98,8 @@ class BuyAdvice:
     method: str  # "exact" or "monte-carlo"
     turn: int  # the own turn of the round about to be played
     players: int  # at the table, for how soon the others go out
+    finished: bool = True  # False: the time budget stopped the simulation early (``stopped`` says where)
+    stopped: str = ""  # in words, when not finished
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -100,8 +108,8 @@ class BuyAdvice:
             "passing": self.passing.to_dict(),
             "buying": self.buying.to_dict(),
             "verdict": self.verdict.value,
-            "difference": round(self.difference, 2),
-            "margin": round(self.margin, 2),
+            "difference": _rounded(self.difference, 2),
+            "margin": _rounded(self.margin, 2),
             "std_error": None if self.std_error is None else round(self.std_error, 2),
             "reason": self.reason,
             "horizon": self.horizon,
@@ -110,6 +118,8 @@ class BuyAdvice:
             "rollouts": self.rollouts,
             "seed": self.seed,
             "method": self.method,
+            "finished": self.finished,
+            "stopped": self.stopped or None,
         }
 
 
@@ -232,12 +242,30 @@ def _std_error(passing: Sequence[float], buying: Sequence[float]) -> float | Non
     return statistics.stdev([b - p for b, p in zip(buying, passing, strict=True)]) / math.sqrt(len(passing))
 
 
-def _settled(passing: Sequence[float], buying: Sequence[float]) -> bool:
-    """Whether more rounds would hardly change the verdict: the mean difference lies more than
-    ``SETTLED`` standard errors clear of the margin, on whichever side it is."""
-    error = _std_error(passing, buying)
-    difference = statistics.fmean(buying) - statistics.fmean(passing)
-    return error is not None and abs(abs(difference) - _margin(statistics.fmean(passing))) > SETTLED * error
+class _RunningDifference:
+    """Running sums of the rounds played so far, for the settle check: each check costs the
+    same however many rounds there are (not a pass over all of them)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.pass_total = self.total = self.squares = 0.0
+
+    def add(self, passing: float, buying: float) -> None:
+        difference = buying - passing
+        self.count += 1
+        self.pass_total += passing
+        self.total += difference
+        self.squares += difference * difference
+
+    def settled(self) -> bool:
+        """Whether more rounds would hardly change the verdict: the mean difference lies more
+        than ``SETTLED`` standard errors clear of the margin, on whichever side it is."""
+        if self.count < 2:
+            return False
+        mean = self.total / self.count
+        variance = max(0.0, (self.squares - self.count * mean * mean) / (self.count - 1))
+        error = math.sqrt(variance / self.count)
+        return abs(abs(mean) - _margin(self.pass_total / self.count)) > SETTLED * error
 
 
 def _tree_size(kinds: int, turns: int, blind: int) -> int:
@@ -261,10 +289,15 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
     player = SimulatedPlayer(analyser)
     rest = _Rest(player, going_out_chances(rules, round_number, seats), seats, turn, horizon)
     std_error: float | None
+    stopped = ""
     if horizon == 1 and _tree_size(len(stock), 1, penalty) <= EXACT_LIMIT:
         method, used_rollouts, std_error = "exact", None, None
         passing = _exact(rest, player.start(cards), stock, 0)
         buying = _exact(rest, player.start(bought), stock, penalty)
+        if analyser.expired:
+            stopped = ("the buy verdict was not finished within the time limit: the exact count of every "
+                       "draw was cut short")
+            passing = buying = (math.nan, math.nan, math.nan)
     else:
         method = "monte-carlo"
         # Common random numbers: in each round both options see the same stock, the same
@@ -274,30 +307,48 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
         rng = random.Random(seed)
         pile = [card for card in ALL_CARD_KINDS for _ in range(stock[card])]
         scores: dict[str, list[_Score]] = {"pass": [], "buy": []}
+        running = _RunningDifference()
         start_pass, start_buy = player.start(cards), player.start(bought)
         pass_buys = None if allowed is None else allowed - buys_used
         for done in range(1, rollouts + 1):
+            if analyser.expired:
+                break
             rng.shuffle(pile)
             stock_order = pile[:len(pile) - penalty]
             blind = tuple(pile[len(pile) - penalty:])
-            scores["pass"].append(rest.play(start_pass, stock_order, pass_buys, bought_last))
-            scores["buy"].append(rest.play(player.with_cards(start_buy, blind), stock_order, buys_left, True))
-            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and _settled(
-                    [s.points for s in scores["pass"]], [s.points for s in scores["buy"]]):
+            pass_score = rest.play(start_pass, stock_order, pass_buys, bought_last)
+            buy_score = rest.play(player.with_cards(start_buy, blind), stock_order, buys_left, True)
+            if analyser.expired:
+                break  # a solve in this round may have stopped at the deadline: the round is not counted
+            scores["pass"].append(pass_score)
+            scores["buy"].append(buy_score)
+            running.add(pass_score.points, buy_score.points)
+            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
                 break
         used_rollouts = len(scores["pass"])
-        passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
+        if analyser.expired:
+            stopped = (f"the buy verdict stopped after {used_rollouts} of at most {rollouts} simulated rounds "
+                       f"at the time limit" + ("" if used_rollouts >= MIN_ROLLOUTS else
+                                               f" (fewer than the {MIN_ROLLOUTS} it takes to settle a verdict)"))
+        if not used_rollouts:
+            passing = buying = (math.nan, math.nan, math.nan)
+        else:
+            passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
         std_error = _std_error([s.points for s in scores["pass"]], [s.points for s in scores["buy"]])
 
     difference = buying[2] - passing[2]
     margin = _margin(passing[2])
     verdict = Verdict.BUY if difference < -margin else Verdict.PASS if difference > margin else Verdict.CLOSE_CALL
+    if stopped and (method == "exact" or used_rollouts == 0):
+        verdict = Verdict.UNDECIDED
     passing_option = BuyOption(len(cards), passing[0], passing[2], passing[1])
     buying_option = BuyOption(len(bought) + penalty, buying[0], buying[2], buying[1])
     mean_stock = sum(rules.points_of(c) * n for c, n in stock.items()) / max(1, sum(stock.values()))
-    reason = _reason(analyser, cards, offered, penalty, mean_stock, horizon, passing_option, buying_option)
+    reason = stopped[0].upper() + stopped[1:] + "." if verdict is Verdict.UNDECIDED else \
+        _reason(analyser, cards, offered, penalty, mean_stock, horizon, passing_option, buying_option)
     return BuyAdvice(offered, penalty, passing_option, buying_option, verdict, difference, margin,
-                     std_error, reason, horizon, used_rollouts, seed, method, turn, seats)
+                     std_error, reason, horizon, used_rollouts, seed, method, turn, seats,
+                     finished=not stopped, stopped=stopped)
 
 
 def _summary(scores: Sequence[_Score]) -> tuple[float, float, float]:

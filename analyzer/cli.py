@@ -576,10 +576,13 @@ def render_advice(advice: Advice, rules: Rules, players: int | None = None, aske
         after = " after your discard" if advice.lay_down.moment == Moment.AFTER_DRAW.value else ""
         blocks.append(f"Cards that help{after} (unseen copies): {listed} — {advice.unseen_outs} in all\n"
                       + _unseen_note(advice, rules, players))
-    if advice.discards is not None:
+    if advice.discards:  # none when the time limit came before any row was ranked
         blocks.append(_discard_lines(advice.discards))
     if advice.buy is not None:
         blocks.append(_buy_lines(advice.buy))
+    if advice.unfinished:
+        blocks.append("\n".join(["Not finished within the time limit (--time-limit gives more):",
+                                 *(f"  {note}" for note in advice.unfinished)]))
     return "\n\n".join(blocks)
 
 
@@ -648,7 +651,10 @@ def _buy_lines(buy: BuyAdvice) -> str:
         Verdict.BUY: f"BUY: buying leaves you holding {change:.1f}{spread} fewer points on average",
         Verdict.PASS: f"PASS: buying leaves you holding {change:.1f}{spread} more points on average",
         Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
+        Verdict.UNDECIDED: "UNDECIDED: the time limit came before a verdict",
     }[buy.verdict]
+    if buy.verdict is Verdict.UNDECIDED:
+        table = []
     return "\n".join([
         f"Buy the {buy.offered.face}? With {penalty}, from your turn {buy.turn} {until}, {buy.players} players "
         f"({how}):",

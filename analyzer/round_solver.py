@@ -3,6 +3,7 @@ the advice, the turn and the buy verdict ask of the solver, memoised within one 
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
@@ -14,6 +15,23 @@ from analyzer.result import LayDown
 from analyzer.rules import DeckRule, Rules
 
 SOLVER_THREADS = 2  # several hands' outs are worked out two at a time
+LEAST_SOLVE_TIME = 0.001  # seconds: what a solve is given once the budget is spent (CP-SAT needs more than 0)
+
+
+class Deadline:
+    """One time budget for a whole answer (lay-down, outs, discard table, buy verdict): every
+    solver call gets what is left of it, and whoever loops asks ``expired`` before going on."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.ends = time.monotonic() + seconds
+
+    def left(self) -> float:
+        return max(0.0, self.ends - time.monotonic())
+
+    @property
+    def expired(self) -> bool:
+        return time.monotonic() >= self.ends
 
 # (hand, rules, round, deck, time limit, before the draw) -> (the hand's lay-down, its outs)
 OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]
@@ -57,12 +75,34 @@ class RoundSolver:
     before the draw must meld one card more than it holds (docs/lay-down.md)."""
 
     def __init__(self, rules: Rules, round_number: int, deck: DeckRule, time_limit: float,
-                 find_outs: OutsFinder | None = None) -> None:
+                 find_outs: OutsFinder | None = None, deadline: Deadline | None = None) -> None:
+        """``time_limit`` bounds each solver call; ``deadline``, when given, all of them
+        together (a call then gets the lesser of the two)."""
         self.rules, self.round_number, self.deck, self.time_limit = rules, round_number, deck, time_limit
+        self.deadline = deadline
         self.go_out = rules.round(round_number).go_out
         self.find_outs = find_outs or outs_finder()
         self._lay_downs: dict[tuple[Key, int | None], LayDown] = {}  # with meld_at_most
         self._outs: dict[Key, frozenset[Card]] = {}
+        self._cut_short: set[Key] = set()  # outs found when the budget ran out: maybe not all
+
+    @property
+    def expired(self) -> bool:
+        """The answer's time budget is spent: loops stop and say what they left undone."""
+        return self.deadline is not None and self.deadline.expired
+
+    def _time(self) -> float:
+        if self.deadline is None:
+            return self.time_limit
+        return max(LEAST_SOLVE_TIME, min(self.time_limit, self.deadline.left()))
+
+    def outs_complete(self, cards: Iterable[Card], before_draw: bool = False) -> bool:
+        """Whether the outs of this hand were found with time to spare (not cut short)."""
+        return self._key(cards, before_draw) not in self._cut_short
+
+    def has_outs(self, cards: Iterable[Card], before_draw: bool = False) -> bool:
+        """Whether this hand's outs are known already (no solving needed)."""
+        return self._key(cards, before_draw) in self._outs
 
     def _key(self, cards: Iterable[Card], before_draw: bool) -> Key:
         return sorted_cards(cards), before_draw and self.go_out
@@ -72,7 +112,7 @@ class RoundSolver:
         key = self._key(cards, before_draw)
         if (key, meld_at_most) not in self._lay_downs:
             self._lay_downs[key, meld_at_most] = solver.solve_lay_down(
-                key[0], self.rules, self.round_number, self.deck, self.time_limit, before_draw=key[1],
+                key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
                 meld_at_most=meld_at_most)
         return self._lay_downs[key, meld_at_most]
 
@@ -82,21 +122,34 @@ class RoundSolver:
             self._store_outs(key, self._find(key))
         return self._lay_downs[key, None], self._outs[key]
 
-    def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]]:
-        return self.find_outs(key[0], self.rules, self.round_number, self.deck, self.time_limit, key[1])
+    def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]] | None:
+        """The finder's answer; None when the budget was spent before it could start."""
+        if self.expired:
+            return None
+        found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
+        if self.expired:  # a solve may have stopped at the deadline: outs found so far, maybe not all
+            self._cut_short.add(key)
+        return found
 
-    def _store_outs(self, key: Key, found: tuple[LayDown, frozenset[Card]]) -> None:
+    def _store_outs(self, key: Key, found: tuple[LayDown, frozenset[Card]] | None) -> None:
+        if found is None:
+            # Past the deadline: the hand's lay-down at least (a quick, unproven answer), no outs.
+            self._cut_short.add(key)
+            found = self.lay_down(key[0], key[1]), frozenset()
         self._lay_downs.setdefault((key, None), found[0])
         self._outs[key] = found[1]
 
     def prefetch_outs(self, hands: Iterable[Iterable[Card]], before_draw: bool = False) -> None:
         """Work out several hands' outs at once, on two threads: CP-SAT lets go of the
         interpreter while it searches, so two solves run side by side (the machines here have
-        two cores; measured 1.9 times faster on the discard table)."""
+        two cores; measured 1.9 times faster on the discard table). Hands not started before
+        the deadline are left out (``has_outs`` says which)."""
         todo = list(dict.fromkeys(key for key in (self._key(h, before_draw) for h in hands) if key not in self._outs))
         with ThreadPoolExecutor(max_workers=SOLVER_THREADS) as pool:
             for key, found in zip(todo, pool.map(self._find, todo)):
-                self._store_outs(key, found)
+                if found is not None:
+                    self._outs[key] = found[1]
+                    self._lay_downs.setdefault((key, None), found[0])
 
     def points(self, cards: Iterable[Card]) -> int:
         return sum(self.rules.points_of(card) for card in cards)

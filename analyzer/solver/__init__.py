@@ -19,7 +19,25 @@ Modules, in the order data flows: ``model`` (problem, variables, constraints), `
 (solve, then read melds back), ``lay_down`` (the entry point), ``outs``.
 """
 
-from analyzer.solver.lay_down import solve_lay_down
-from analyzer.solver.outs import find_outs
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Loaded when first used (PEP 562): importing the package does not load OR-Tools, so the
+# command's ``--help``, ``--list-rules`` and input errors do not pay for it.
+_HOMES = {"solve_lay_down": "analyzer.solver.lay_down", "find_outs": "analyzer.solver.outs"}
 
 __all__ = ["find_outs", "solve_lay_down"]
+
+if TYPE_CHECKING:
+    from analyzer.solver.lay_down import solve_lay_down
+    from analyzer.solver.outs import find_outs
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'analyzer.solver' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value

@@ -399,13 +399,19 @@ def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows],
         for suit in SUITS:
             model.add(sum(g.count[w] for g in groups for w in g.count if w[0] == suit) <= 1)
         return
-    for i, ((suit_a, first_a, last_a), a) in enumerate(placed):
-        for (suit_b, first_b, last_b), b in placed[i + 1:]:
-            if suit_a != suit_b:
-                continue
-            if not runs_may_share_a_contract(policy, (suit_a, first_a, last_a - first_a + 1),
-                                             ((suit_b, first_b, last_b - first_b + 1, ()),)):
-                model.add(a + b <= 1)
+    # Only same-suit pairs can clash: a window touches those that start right after its last
+    # position; where the policy asks for missing ranks between runs it also clashes with those
+    # that start within it or within that many ranks after it. Each pair once.
+    starting: dict[tuple[Suit, int], list[tuple[int, cp_model.IntVar]]] = {}
+    for j, ((suit, first, _), b) in enumerate(placed):
+        starting.setdefault((suit, first), []).append((j, b))
+    between = policy.missing_ranks_between
+    for i, ((suit, first_a, last_a), a) in enumerate(placed):
+        starts = range(last_a + 1, last_a + 2) if between is None else range(first_a, last_a + between + 1)
+        for start in starts:
+            for j, b in starting.get((suit, start), []):
+                if start != first_a or j > i:
+                    model.add(a + b <= 1)
 
 
 def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 
 from ortools.sat.python import cp_model
@@ -37,6 +38,18 @@ from analyzer.solver.translate import (
 
 # ---- outs: the cards that bring a hand closer -------------------------------------------------
 
+LEAST_SOLVE_TIME = 0.001  # seconds: CP-SAT needs a time limit above 0
+
+
+def _left(ends: float) -> float:
+    """Seconds left until ``ends`` (a ``time.monotonic()`` moment), for the next solve."""
+    return max(LEAST_SOLVE_TIME, ends - time.monotonic())
+
+
+def _spent(ends: float) -> bool:
+    return time.monotonic() >= ends
+
+
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
               time_limit: float, before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
@@ -55,19 +68,28 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
+    ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
     lay_down, built = best_lay_down(problem, time_limit)
     if not lay_down.cards_away:
         return lay_down, frozenset()
     if problem.counted_by_window:
         assert built is not None
-        outs = _outs_by_union(problem, lay_down, built, time_limit)
+        outs = _outs_by_union(problem, lay_down, built, ends)
+    elif problem.target is not None and problem.target == len(problem.hand):
+        # A go-out hand after the draw against the hand and a card, each after a draw: the
+        # card changes how many cards the melds hold, so missing cards do not say it.
+        outs = _outs_by_resolving(problem, lay_down.cards_away, ends)
+    elif problem.runs_by_window:
+        # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites.
+        outs = _outs_by_union(problem, lay_down, build_model(problem, strict_deck=False), ends)
     else:
-        outs = _outs_by_resolving(problem, lay_down.cards_away, time_limit)
+        outs = _outs_by_missing_sites(problem, lay_down.cards_away, ends)
     return lay_down, frozenset(outs)
 
 
-def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit: float) -> set[Card]:
-    """Outs for window-counted contracts, where any gap may take any wild card.
+def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: float) -> set[Card]:
+    """Outs for window-counted runs (no per-meld wild limits), where any gap may take any wild
+    card: exact contracts, and minimum contracts' relaxed model (may-i, eveleigh).
 
     In a best arrangement (``cards_away`` missing), a card is missing-able exactly where the
     arrangement has a *gap* it fits: a run position of its suit and rank, or a place in a set
@@ -94,13 +116,15 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, time_limit
                     outs.update(c for c in (Card(meaning.rank, s) for s in SUITS) if problem.spare(c))
     try:
         # The lay-down's own model, asked a new question.
-        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, built)
+        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built)
     except DeckTooSmall:
+        if not problem.counted_by_window:  # a minimum contract's strict model takes slots
+            return _outs_by_missing_sites(problem, lay_down.cards_away, ends)
         strict = build_model(problem, strict_deck=True)
-        return _collect_gap_sites(problem, lay_down.cards_away, time_limit, outs, strict)
+        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
 
 
-def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, outs: set[Card],
+def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set[Card],
                        built: Model) -> set[Card]:
     outs = set(outs)
     strict_deck = built.cover is not None
@@ -113,7 +137,9 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
                    - g.uses.get((card, p), 0) for g in built.windows)
 
     def set_gap(rank: Rank) -> cp_model.LinearExprT:
+        """Places in sets of the rank that no natural of the hand takes."""
         return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                   if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
                    for g in built.sets if rank in g.count)
 
     # A gap site: a run position, or a rank for sets; 1 when the arrangement has a gap there.
@@ -136,12 +162,12 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
             site = model.new_bool_var(f"gap[{rank.token}]")
             model.add(site <= gap)
             sites.append((site, fitting))
-    while True:
+    while not _spent(ends):  # past the time limit: the outs found so far (the caller says so)
         fresh = [site for site, cards in sites if not set(cards) <= outs]
         if not fresh:
             return outs
         model.maximize(sum(fresh))
-        solver = new_solver(time_limit)
+        solver = new_solver(_left(ends))
         if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return outs
         found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
@@ -152,11 +178,94 @@ def _collect_gap_sites(problem: Problem, cards_away: int, time_limit: float, out
         for cards in found:
             outs.update(cards)
         # Best arrangements often come in families (the same run one window over, the same set
-        # of another rank): walk them in Python before asking CP-SAT again.
-        outs |= _neighbour_outs(problem, *skeleton(built, solver), wilds_used(built, solver))
+        # of another rank): walk them in Python before asking CP-SAT again. (Exact sizes only:
+        # the walk counts a meld's places by its contract size.)
+        if problem.counted_by_window:
+            outs |= _neighbour_outs(problem, *skeleton(built, solver), wilds_used(built, solver))
+    return outs
 
 
-def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> set[Card]:
+def _outs_by_missing_sites(problem: Problem, cards_away: int, ends: float) -> set[Card]:
+    """Outs for contracts whose runs take slots (minimum contracts, per-meld wild limits), from
+    one model of the hand: a card is an out exactly when some arrangement with ``cards_away``
+    missing cards has it among the missing ones. (Hand + card closer means an arrangement of
+    it with fewer missing cards; it melds the card, else the hand alone would do as well; with
+    the card missing instead it is a best arrangement of the hand. And back: the card in hand
+    fills its own place.) A go-out hand before the draw melds one card more than it holds,
+    as does the hand and the card after the draw: the same argument holds.
+
+    The strict deck model says which card each missing place is: a run's gap in its suit and
+    position, a set's missing natural of its rank (of a suit the runs leave a copy of), a
+    missing joker. Sites are collected as in ``_collect_gap_sites``: again and again a best
+    arrangement with as many new sites as it can, until none shows a new one. A wild card
+    that is not a joker (a wild 2) may also be a missing wild, which the model does not
+    name: if no site shows it, it is asked by re-solving."""
+    built = build_model(problem, strict_deck=True, all_ranks=True)
+    model = built.model
+    model.add(built.missing_total == cards_away)
+    prefilter = problem.target is None or problem.target > len(problem.hand)
+    candidates = [card for card in ALL_CARD_KINDS if problem.spare(card) and not card.is_joker
+                  and not (prefilter and not _could_fill_a_gap(problem, card, cards_away))]
+    # missed[card]: copies of the natural that runs hold as gaps (exact: 1 only on a real gap).
+    missed: dict[Card, list[cp_model.IntVar]] = {card: [] for card in candidates}
+    for index, slot in enumerate(built.runs):
+        for card in candidates:
+            assert card.suit is not None
+            for p in positions_of(card, problem.rules):
+                if p not in slot.covers:
+                    continue
+                gap = (slot.covers[p] - sum(u for (_, q), u in slot.uses.items() if q == p)
+                       - slot.wild_at[p])
+                here = model.new_bool_var(f"run{index}.missing[{card},{p}]")
+                model.add(here <= slot.suit[card.suit])
+                model.add(here <= gap)
+                model.add(here >= gap + slot.suit[card.suit] - 1)
+                missed[card].append(here)
+    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
+    for card in candidates:
+        assert card.rank is not None
+        site = model.new_bool_var(f"missing[{card}]")
+        in_sets = [g.missing[card.rank] for g in built.sets if card.rank in g.missing]
+        if in_sets:
+            # A set's missing natural of this rank can be this card while the runs leave a copy.
+            in_a_set = model.new_bool_var(f"missing_in_set[{card}]")
+            model.add(in_a_set <= sum(in_sets))
+            model.add(in_a_set + sum(missed[card]) <= problem.spare(card))
+            model.add(site <= sum(missed[card]) + in_a_set)
+        else:
+            model.add(site <= sum(missed[card]))
+        sites.append((site, [card]))
+    if problem.spare(JOKER):
+        jokers = (sum(slot.missing_jokers for slot in built.runs if slot.missing_jokers is not None)
+                  + sum(sum(g.missing_jokers.values()) for g in built.sets))
+        if not isinstance(jokers, int):
+            site = model.new_bool_var("missing[JK]")
+            model.add(site <= jokers)
+            sites.append((site, [JOKER]))
+    outs: set[Card] = set()
+    while not _spent(ends):
+        fresh = [site for site, cards in sites if not set(cards) <= outs]
+        if not fresh:
+            break
+        model.maximize(sum(fresh))
+        solver = new_solver(_left(ends))
+        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            break
+        found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
+        if not found:
+            break
+        for cards in found:
+            outs.update(cards)
+    for card in ALL_CARD_KINDS:
+        if problem.rules.is_wild(card) and not card.is_joker and card not in outs and problem.spare(card) \
+                and not _spent(ends):
+            closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+            if _closer_than(closer, cards_away, ends):
+                outs.add(card)
+    return outs
+
+
+def _outs_by_resolving(problem: Problem, cards_away: int, ends: float) -> set[Card]:
     """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
     Cards that could not even sit in a meld with ``cards_away - 1`` other missing cards are
     skipped without asking (``_could_fill_a_gap``).
@@ -169,13 +278,15 @@ def _outs_by_resolving(problem: Problem, cards_away: int, time_limit: float) -> 
     for card in ALL_CARD_KINDS:
         if not problem.spare(card) or (prefilter and not _could_fill_a_gap(problem, card, cards_away)):
             continue
+        if _spent(ends):
+            break
         closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-        if _closer_than(closer, cards_away, time_limit):
+        if _closer_than(closer, cards_away, ends):
             outs.add(card)
     return outs
 
 
-def _closer_than(problem: Problem, cards_away: int, time_limit: float) -> bool:
+def _closer_than(problem: Problem, cards_away: int, ends: float) -> bool:
     """Can ``problem`` be laid down with fewer than ``cards_away`` missing cards? The model that
     ignores the deck answers first (a no is final); a yes it cannot show the deck supports goes
     to the strict model."""
@@ -183,7 +294,7 @@ def _closer_than(problem: Problem, cards_away: int, time_limit: float) -> bool:
         built = build_model(problem, strict_deck=strict_deck)
         built.model.add(built.missing_total <= cards_away - 1)
         built.model.clear_objective()
-        solver = new_solver(time_limit)
+        solver = new_solver(_left(ends))
         if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return False
         try:
