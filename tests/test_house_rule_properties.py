@@ -235,3 +235,16 @@ def test_deuces_wild_under_an_exact_contract() -> None:
     assert limited.can_lay_down and limited.leftover_points == 10
     assert reference_best(parse_cards(hand), HOUSE["exact-deuces-one-wild"], 2) == 10
     assert not lay("5S 6S 2C 2D KC KD KH", HOUSE["exact-deuces-one-wild"], 2).can_lay_down
+
+
+def test_a_natural_is_discarded_before_a_wild_card_worth_as_much() -> None:
+    # README: of two plays equal in points, the one that throws a natural card. Jokers worth 10
+    # and one wild per meld: K♣ K♦ JK + 5♣ 5♦ JK leave a joker and the Q♥ (10 each); throwing
+    # either keeps 10, and the joker is the one to keep.
+    rules = house("progressive", "joker-ten-one-wild", max_wilds_per_meld=1, decks=MORE_JOKERS,
+                  points=dataclasses.replace(preset("progressive").points, joker=10))
+    hand = "KC KD JK 5C 5D JK JK QH"  # round 1, after the draw (said outright)
+    turn = analyze(hand, rules, 1, moment="after-draw")
+    assert turn.moment == "after-draw" and turn.can_lay_down
+    assert sorted(card.token for card in turn.leftover) == ["JK", "QH"]
+    assert turn.discard == Card.parse("QH") and turn.points_after_discard == 10 and not turn.goes_out
