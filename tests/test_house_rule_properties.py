@@ -1,10 +1,10 @@
 """The solver against the brute-force reference on house rules no preset has.
 
-The presets leave model paths unexercised: an exact contract with a per-meld wild limit (runs
-built as slots, not windows), the ace low only or high only under exact contracts,
-``wilds_may_outnumber_naturals = false``, the ``gap`` policy, ``distinct-suits`` and ``free``
-under exact contracts, ``no-touch`` under minimum ones, 2s wild under an exact contract. Each
-house rule set below reaches one of them; every answer is compared with ``tests/reference.py``
+The presets leave model paths unexercised: an exact contract with a per-meld wild limit or
+``wilds_may_outnumber_naturals = false`` (runs built as slots, not windows), the ace low only
+or high only under exact contracts, the ``gap`` policy (as windows and as slots),
+``distinct-suits`` and ``free`` under exact contracts, ``no-touch`` under minimum ones, 2s wild
+under an exact contract. Each house rule set below reaches one of them; every answer is compared with ``tests/reference.py``
 (leftover points and cards away, exactly) and re-validated card by card by
 ``analyzer/validate.py``, so a solver that answered nothing, "never", or the first legal
 lay-down instead of the best fails here. The named examples pin each rule on a hand whose
