@@ -102,3 +102,18 @@ def same_suit_runs(draw: st.DrawFn, rules: Rules, round_number: int, players: in
                 position, low = low, low - 1
             cards = within_deck(cards + [Card(Rank(1 + (position - 1) % 13), suit)], deck)
     return tuple(cards[:max_cards])
+
+
+@st.composite
+def hands_around(draw: st.DrawFn, rules: Rules, min_size: int, max_size: int, players: int | None = None) -> tuple[Card, ...]:
+    """Like ``hands`` with ``focus``, but the window of six positions may reach the high ace
+    (10 J Q K A) as well as the low one, and 2s of every suit join the pool when they are wild:
+    hands that test where a run may start and end, and what a wild 2 may do."""
+    pool = deck_cards(rules.deck_for(players))
+    suits = draw(st.lists(st.sampled_from(list(Suit)), min_size=1, max_size=2, unique=True))
+    low = draw(st.integers(1, 9))  # positions low .. low + 5; position 14 is the ace
+    ranks = {Rank(1 + (p - 1) % 13) for p in range(low, low + 6)}
+    pool = [c for c in pool if c.is_joker or (rules.deuces_wild and c.rank == Rank.TWO)
+            or (c.suit in suits and c.rank in ranks)]
+    indices = draw(st.lists(st.integers(0, len(pool) - 1), min_size=min_size, max_size=max_size, unique=True))
+    return tuple(pool[i] for i in indices)

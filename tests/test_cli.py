@@ -9,15 +9,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from analyzer import PRESETS, advise, analyze, load_rules
-from analyzer.cards import faces
+from analyzer import advise, analyze, load_rules
+from analyzer.cards import Card, faces
+from analyzer.result import PlacedMeld
+from analyzer.rules import MeldKind
+from analyzer.validate import validate_lay_down
+from tests.test_presets_golden import GOLDEN
 from analyzer.cli import render
 from analyzer.rules import ALIASES
 
@@ -55,6 +61,29 @@ def assert_refused(result: subprocess.CompletedProcess[str], *words: str) -> str
     for word in words:
         assert word in lines[0]
     return lines[0]
+
+
+def check_answer_dict(answer: dict[str, Any], players: int | None) -> None:
+    """A JSON answer re-validated card by card by the independent validator: its melds and
+    leftover (or its missing cards and the lay-down they allow) against its own hand."""
+    rules = load_rules(answer["rules"])
+    hand = tuple(Card.parse(token) for token in answer["hand"])
+
+    def melds(key: str) -> tuple[PlacedMeld, ...]:
+        return tuple(PlacedMeld(MeldKind(m["kind"]), tuple(Card.parse(t) for t in m["cards"]),
+                                tuple(Card.parse(t) for t in m["as"])) for m in answer[key])
+
+    leftover = tuple(Card.parse(token) for token in answer["leftover"])
+    if answer["can_lay_down"]:
+        assert answer["melds"] and answer["cards_away"] == 0
+        assert validate_lay_down(hand, rules, answer["round"], melds("melds"), leftover) == []
+    elif answer["cards_away"] is not None and not answer["go_out"]:
+        missing = tuple(Card.parse(token) for token in answer["missing"])
+        assert len(missing) == answer["cards_away"] >= 1
+        used = Counter(card for meld in melds("with_missing") for card in meld.cards)
+        kept = Counter(hand) + Counter(missing) - used
+        assert validate_lay_down(hand, rules, answer["round"], melds("with_missing"), tuple(kept.elements()),
+                                 extra=missing, deck=rules.deck_for(players)) == []
 
 
 def hand_file(tmp_path: Path, text: str | bytes, name: str = "hand.txt") -> str:
@@ -236,6 +265,11 @@ def test_batch_answers_each_line_in_order_and_goes_on_after_bad_ones(tmp_path: P
     for number, job in zip((1, 3, 13), good):
         assert by_line[number] == analyze(job["hand"], job.get("rules", "progressive"), job["round"],
                                           job.get("players")).to_dict()
+    # The answers themselves, known by hand: 7♥-10♥ + 5 5 5 melds every card; THREE_AWAY needs
+    # a 7, a heart and a spade; the example's best play keeps 8 points (README).
+    assert by_line[1]["can_lay_down"] and by_line[1]["leftover_points"] == 0
+    assert by_line[3]["rules"] == "pagat" and by_line[3]["cards_away"] == 3 and len(by_line[3]["missing"]) == 3
+    assert by_line[13]["can_lay_down"] and by_line[13]["points_after_discard"] == 8
     errors = {number: answer["error"] for number, answer in by_line.items() if "error" in answer}
     assert all(set(by_line[number]) == {"error"} for number in errors)
     expected = {2: "not JSON", 4: "'8X'", 6: "missing \"round\"", 7: "'no-such-rules'",
@@ -254,6 +288,18 @@ def test_bundled_batch_runs_clean_and_keeps_its_order() -> None:
     for job, answer in zip(jobs, answers):
         name = job.get("rules", "progressive")
         assert answer["rules"] == ALIASES.get(name, name) and answer["round"] == job["round"]
+        assert answer == analyze(job["hand"], name, job["round"], job.get("players")).to_dict()
+        check_answer_dict(answer, job.get("players"))
+    # The first four answers, known by hand (each line's hand is before the draw):
+    # 7♥-10♥ + 5♣ 5♦ 5♠, nothing left;
+    assert answers[0]["can_lay_down"] and answers[0]["leftover_points"] == 0
+    # shanghai 2 runs: 5♥ 6♥ 7♥ JK + 9♣-Q♣, keeping K♠ 2♦ 3♦ (10 + 5 + 5);
+    assert answers[1]["can_lay_down"] and sorted(answers[1]["leftover"]) == ["2D", "3D", "KS"]
+    assert answers[1]["leftover_points"] == 20
+    # liverpool 3 sets: 9 9 9 down, a 4 and a K (or jokers) missing;
+    assert not answers[2]["can_lay_down"] and answers[2]["cards_away"] == 2
+    # may-i 2 runs, longer allowed: 3♠-8♠ and 10♦-A♦, keeping the 5♣.
+    assert answers[3]["can_lay_down"] and answers[3]["leftover"] == ["5C"] and answers[3]["leftover_points"] == 5
 
 
 def test_batch_from_stdin_takes_defaults_from_the_command_line() -> None:
@@ -261,6 +307,13 @@ def test_batch_from_stdin_takes_defaults_from_the_command_line() -> None:
     answers = [json.loads(line) for line in
                succeeded(run("--batch", "-", "--round", "2", "--rules", "shanghai", stdin=jobs)).splitlines()]
     assert [(a["rules"], a["round"]) for a in answers] == [("shanghai", 2), ("may-i", 1)]
+    assert answers == [analyze(LAY_DOWN, "shanghai", 2).to_dict(), analyze(LAY_DOWN, "may-i", 1).to_dict()]
+    # Shanghai round 2 (a set and a run): every card melds. May I? round 1 (two sets): one set
+    # of 5s and two cards short of another.
+    assert answers[0]["can_lay_down"] and answers[0]["leftover_points"] == 0
+    assert not answers[1]["can_lay_down"] and answers[1]["cards_away"] == 2
+    for answer in answers:
+        check_answer_dict(answer, None)
 
 
 def test_batch_line_over_the_cap_is_an_error_for_that_line_only(tmp_path: Path) -> None:
@@ -276,27 +329,127 @@ def test_batch_line_over_the_cap_is_an_error_for_that_line_only(tmp_path: Path) 
 # ---- rule sets --------------------------------------------------------------------------------
 
 
-def test_list_rules_shows_every_preset_with_its_rounds() -> None:
+def players_in(line: str) -> dict[int, tuple[int, int]]:
+    """``2-4: 2 decks + 1 joker; 5-8: ...`` as {players: (decks, jokers)}."""
+    found: dict[int, tuple[int, int]] = {}
+    for low, high, decks, jokers in re.findall(r"(\d+)(?:-(\d+))?: (\d+) decks? \+ (\d+) jokers?", line):
+        for players in range(int(low), int(high or low) + 1):
+            found[players] = (int(decks), int(jokers))
+    return found
+
+
+RANK_ORDER = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+
+
+def points_in(line: str) -> tuple[dict[str, int], int, int | None]:
+    """``A 15, 2-10 face value, J-K 10, joker 25`` as ({rank: points}, joker, wild 2)."""
+    by_rank: dict[str, int] = {}
+    joker, wild_two = -1, None
+    for part in line.split(", "):
+        label, value = part.rsplit(" ", 1) if not part.endswith("face value") else (part[:-11], "face")
+        if label == "joker":
+            joker = int(value)
+        elif label == "wild 2":
+            wild_two = int(value)
+        else:
+            first, _, last = label.partition("-")
+            ranks = RANK_ORDER[RANK_ORDER.index(first):RANK_ORDER.index(last or first) + 1]
+            for rank in ranks:
+                by_rank[rank] = int(rank) if value == "face" else int(value)
+    return by_rank, joker, wild_two
+
+
+def describe(melds: tuple[tuple[str, int], ...]) -> str:
+    """A contract as --list-rules words it (``2 sets of 3 + 1 run of 4``), from RULES.md's table."""
+    counts: dict[tuple[str, int], int] = {}
+    for meld in melds:
+        counts[meld] = counts.get(meld, 0) + 1
+    return " + ".join(f"{n} pair ({size} cards)" if kind == "pair" else f"{n} {kind}{'s' if n > 1 else ''} of {size}"
+                      for (kind, size), n in counts.items())
+
+
+def test_list_rules_shows_every_preset_as_rules_md_has_it() -> None:
+    """Every preset's block against RULES.md §6-7 (``GOLDEN``, transcribed by hand), never
+    against ``PRESETS``."""
     out = succeeded(run("--list-rules"))
     blocks = {block.splitlines()[0].split()[0].rstrip(","): block for block in out.split("\n\n")}
-    assert list(blocks) == list(PRESETS)
-    for name, rules in PRESETS.items():
+    assert list(blocks) == list(GOLDEN)  # RULES.md §7's order
+    assert blocks["progressive"].splitlines()[0] == "progressive (default)"
+    assert blocks["pagat"].splitlines()[0] == "pagat, also liverpool"
+    for name, want in GOLDEN.items():
         block = blocks[name]
-        assert rules.source in " ".join(block.split())
+        text = " ".join(block.split())
+        assert f"seed {want['source']}" in text or f"seeds {want['source']}" in text
+        fields = {key: value for key, value in re.findall(r"^ {4}(\w+): (.*?)(?=^ {4}\w+:|\Z)", block, re.M | re.S)}
+        fields = {key: " ".join(value.split()) for key, value in fields.items()}
+        assert players_in(fields["players"]) == want["decks"], name
+        melds = fields["melds"]
+        assert melds.startswith("exactly the contract's sizes" if want["mode"] == "exact"
+                                else "may be longer than the contract's sizes"), name
+        assert f"same-suit runs: {want['same_suit']}" in melds
+        assert ("ace low or high" if want["ace_low"] else "ace high only") in melds
+        wild = "wild: jokers and 2s" if want["deuces_wild"] else "wild: jokers"
+        wild += f", at most {want['wilds_per_meld']} per meld" if want["wilds_per_meld"] else ""
+        assert wild in melds and (f"{wild};" in melds or melds.endswith(wild)), melds
+        assert ("no two sets of one rank" in melds) == want["distinct_set_ranks"]
+        play = fields["play"]
+        assert f"discard to go out: {want['discard_to_go_out']}" in play
+        if len(set(want["buys"])) == 1 and len(set(want["penalty"])) == 1:
+            buys, penalty = want["buys"][0], want["penalty"][0]
+            limit = "unlimited buys" if buys is None else f"{buys} buys a round"
+            assert f"buying: {limit}, {penalty} penalty card{'s' if penalty != 1 else ''}" in play, play
+        else:
+            assert "buying: by round" in play
+        assert ("never the same player twice in a row" in play) == want["no_consecutive"]
+        by_rank, joker, wild_two = points_in(fields["points"])
+        assert [by_rank[rank] for rank in RANK_ORDER if not (rank == "2" and want["deuces_wild"])] == [
+            points for rank, points in zip(RANK_ORDER, want["points"]) if not (rank == "2" and want["deuces_wild"])]
+        assert joker == want["joker"]
+        assert wild_two == (want["wild_two"] if want["deuces_wild"] else None)
         round_lines = [line for line in block.splitlines() if " cards: " in line]
-        assert len(round_lines) == len(rules.rounds)
-        for line, rule in zip(round_lines, rules.rounds):
-            assert f"{rule.deal:>2} cards: {rule.describe_contract()}" in line
-            assert ("go out" in line) == rule.go_out
-    assert "also liverpool" in blocks["pagat"]
-    assert "2-4: 2 decks + 1 joker; 5-8: 3 decks + 2 jokers" in blocks["progressive"]
-    assert "A 15, 2-10 face value, J-K 10, joker 25" in blocks["progressive"]
-    assert "A 20, 2-7 5, 8-K 10, joker 50" in blocks["shanghai"]
+        assert len(round_lines) == len(want["deals"])
+        for number, (line, deal, melds_wanted) in enumerate(zip(round_lines, want["deals"], want["contracts"]),
+                                                            start=1):
+            assert line.split(".")[0].strip() == str(number)
+            assert f"{deal:>2} cards: {describe(melds_wanted)}" in line, line
+            assert ("[go out]" in line) == (number in want["go_out"]), line
+            if "by round" in play:
+                buys, penalty = want["buys"][number - 1], want["penalty"][number - 1]
+                said = ("no buying" if not buys else
+                        f"{buys} buy{'s' if buys > 1 else ''}, {penalty or 'no'} penalty card{'s' if penalty > 1 else ''}")
+                assert f"[{said}]" in line, line
 
 
 def test_list_rules_as_json() -> None:
+    """The JSON of every preset against RULES.md (``GOLDEN``), field by field."""
     presets = json.loads(succeeded(run("--list-rules", "--json")))
-    assert presets == {name: rules.to_dict() for name, rules in PRESETS.items()}
+    assert list(presets) == list(GOLDEN)
+    for name, want in GOLDEN.items():
+        got = presets[name]
+        assert got["name"] == name
+        decks = {players: (deck["decks"], deck["jokers"]) for deck in got["decks"]
+                 for players in range(deck["min_players"], deck["max_players"] + 1)}
+        assert decks == want["decks"], name
+        assert [r["deal"] for r in got["rounds"]] == want["deals"]
+        assert [sorted((m["kind"], m["size"]) for m in r["contract"]) for r in got["rounds"]] == [
+            sorted(c) for c in want["contracts"]]
+        assert [n for n, r in enumerate(got["rounds"], start=1) if r["go_out"]] == want["go_out"]
+        assert [got["buys_per_round"] if r["buys"] is None else r["buys"] for r in got["rounds"]] == want["buys"]
+        assert [got["buy_penalty_cards"] if r["buy_penalty_cards"] is None else r["buy_penalty_cards"]
+                for r in got["rounds"]] == want["penalty"]
+        assert got["no_consecutive_buys"] == want["no_consecutive"]
+        assert got["points"]["by_rank"][2:] == list(want["points"][2:]) and got["points"]["by_rank"][0] == want["points"][0]
+        if not want["deuces_wild"]:
+            assert got["points"]["by_rank"][1] == want["points"][1]
+        assert got["points"]["joker"] == want["joker"]
+        if want["wild_two"] is not None:
+            assert got["points"]["wild_deuce"] == want["wild_two"]
+        assert (got["contract_mode"], got["same_suit_runs"], got["ace_low"], got["ace_high"]) == (
+            want["mode"], want["same_suit"], want["ace_low"], want["ace_high"])
+        assert (got["deuces_wild"], got["max_wilds_per_meld"], got["distinct_set_ranks"]) == (
+            want["deuces_wild"], want["wilds_per_meld"], want["distinct_set_ranks"])
+        assert got["wilds_may_outnumber_naturals"] is True and got["max_run_length"] == 14
+        assert got["discard_to_go_out"] == want["discard_to_go_out"]
 
 
 def test_readme_shows_what_the_command_prints(tmp_path: Path) -> None:

@@ -149,16 +149,23 @@ def test_meld_at_most_matches_brute_force(rules_name: str, round_number: int, da
 def test_adding_a_missing_card_brings_the_hand_one_closer(
     rules_name: str, round_number: int, data: st.DataObject
 ) -> None:
+    # Fewer cards than the contract melds: every such hand is at least that many cards away,
+    # and (no go-out rule in these rounds) some cards always do it, so the answer is a number.
     rules = preset(rules_name)
+    assert not rules.round(round_number).go_out
     need = sum(spec.size for spec in rules.round(round_number).contract)
-    hand = data.draw(hands(rules, min_size=max(3, need - 4), max_size=need + 1))
+    hand = data.draw(hands(rules, min_size=max(3, need - 4), max_size=need - 1))
     result = analyze(hand, rules, round_number, moment="before-draw")
     check_answer(result, hand, rules_name, round_number)
-    if not result.cards_away:
-        return
+    assert not result.can_lay_down
+    assert result.cards_away is not None and result.cards_away >= need - len(hand), result.to_dict()
     index = data.draw(st.integers(0, len(result.missing) - 1))
     closer = analyze(hand + (result.missing[index],), rules, round_number, moment="before-draw")
+    check_answer(closer, hand + (result.missing[index],), rules_name, round_number)
     assert closer.cards_away == result.cards_away - 1
+    # ...and all of them together lay the contract down.
+    done = analyze(hand + result.missing, rules, round_number, moment="before-draw")
+    assert done.can_lay_down and done.cards_away == 0
 
 
 @pytest.mark.parametrize("rules_name", ["progressive", "ill-buy-it", "shanghai", "may-i", "eveleigh"])
@@ -171,6 +178,15 @@ def test_larger_hands_are_valid_and_deterministic(rules_name: str, data: st.Data
     hand = data.draw(hands(rules, min_size=deal, max_size=min(deal + 3, largest), focus=data.draw(st.booleans())))
     result = analyze(hand, rules, round_number)
     check_answer(result, hand, rules_name, round_number)
+    assert result.proven_optimal
+    # Outside a go-out round some cards always complete the contract: "never" is wrong, and
+    # no hand is further away than the contract's own size.
+    if not rules.round(round_number).go_out:
+        need = sum(spec.size for spec in rules.round(round_number).contract)
+        assert result.cards_away is not None and result.cards_away <= need, result.to_dict()
+        assert result.can_lay_down == (result.cards_away == 0)
+        if not result.can_lay_down:
+            assert result.cards_away >= need - len(hand)
     shuffled = tuple(reversed(hand))
     assert analyze(shuffled, rules, round_number) == result
 
@@ -255,22 +271,45 @@ def test_joker_is_placed_and_reported_as_what_it_stands_for() -> None:
     assert [c.token for c in run.cards] == ["7H", "8H", "JK", "10H"]
 
 
-def test_best_lay_down_keeps_the_cheapest_cards() -> None:
-    # Two sets of three from 4 kings and 3 fives: melding KKK + 555 leaves one king (10),
-    # never a five.
-    result = lay("KC KD KH KS 5C 5D 5H", "progressive", 1)
-    assert result.leftover_points == 10
-    result = lay("KC KD KH 5S 5C 5D 5H", "progressive", 1)
-    assert result.leftover_points == 5
+@pytest.mark.parametrize("hand, round_number, kept", [
+    # Three sets of three, two to meld: the 9s (27) are kept, not the aces (45) or kings (30).
+    ("AC AD AH 9C 9D 9H KC KD KH", 1, "9C 9D 9H"),
+    ("AC AD AH 2C 2D 2H 3C 3D 3S", 1, "2C 2D 2H"),
+    # Five hearts in a row and a run of 4 to make: the cheaper end card is kept.
+    ("7H 8H 9H 10H JH 5C 5D 5S", 2, "7H"),
+    ("6H 7H 8H 9H 10H 5C 5D 5S", 2, "6H"),
+])
+def test_best_lay_down_keeps_the_cheapest_cards(hand: str, round_number: int, kept: str) -> None:
+    # An exact contract melds the same number of cards whichever melds are chosen: only the
+    # points tell these lay-downs apart.
+    result = lay(hand, "progressive", round_number, moment="before-draw")
+    assert sorted(result.leftover, key=Card.sort_key) == sorted(parse_cards(kept), key=Card.sort_key)
+    assert result.leftover_points == reference_best(parse_cards(hand), preset("progressive"), round_number)
+
+
+def within_the_deck(hand: tuple[Card, ...], result: LayDown, players: int) -> None:
+    """The witness asks for no card beyond the copies the deck holds less those in hand."""
+    rules = preset("progressive")
+    for card, count in Counter(hand + result.missing).items():
+        assert count <= deck_copies(card, rules.deck_for(players)), (card, result.to_dict())
+    assert validate_lay_down(hand, rules, result.round, result.with_missing, result.kept_with_missing(),
+                             extra=result.missing, deck=rules.deck_for(players)) == []
 
 
 def test_cards_away_respects_the_deck() -> None:
-    # Both 7♥ of a two-deck game (4 players) are in hand: a third 7♥ cannot be a missing card.
+    # Round 7, three runs of 4 (exact), four players: two decks and one joker. Both J♥ and both
+    # Q♥ are in hand: 8♥-J♥, 9♥ 10♥ JK Q♥, J♥-A♥ with 8♥ 10♥ and the joker. 9 cards, 12 to meld:
+    # at least 3 away, and 3 do it; a third J♥ is no missing card.
     rules = preset("progressive")
+    hand = parse_cards("JH QH 9H 9H QH JH KH 10H AH")
+    result = analyze(hand, rules, 7, players=4)
+    assert result.cards_away == 3 and len(result.missing) == 3
+    within_the_deck(hand, result, 4)
+    # Round 3 (two runs): both 7♥ in hand; the reference agrees.
     hand = parse_cards("7H 7H 5H 6H 8H 9H 10H JH")
     result = analyze(hand, rules, 3, players=4)
-    assert result.cards_away == reference_cards_away(hand, rules, 3, rules.deck_for(4), max_extra=2)
-    assert result.missing and Counter(hand + result.missing)[parse_cards("7H")[0]] <= 2
+    assert result.cards_away == reference_cards_away(hand, rules, 3, rules.deck_for(4), max_extra=2) == 1
+    within_the_deck(hand, result, 4)
 
 
 def test_strict_deck_model_when_the_deck_runs_short() -> None:
@@ -280,8 +319,14 @@ def test_strict_deck_model_when_the_deck_runs_short() -> None:
     hand = parse_cards("7D 8D 10D 8S 9S 9S 10S 10S JS JS KS")
     result = analyze(hand, rules, 6, players=4)
     assert result.cards_away == reference_cards_away(hand, rules, 6, rules.deck_for(4), max_extra=3)
-    assert validate_lay_down(hand, rules, 6, result.with_missing, result.kept_with_missing(),
-                             extra=result.missing, deck=rules.deck_for(4)) == []
+    assert result.cards_away is not None and result.cards_away >= 1
+    within_the_deck(hand, result, 4)
+    # Round 7: the joker and both 6♥ 7♥ 9♥ are in hand: 5♥-8♥, 6♥-9♥ and 9♥ 10♥ J♥ JK with
+    # 5♥ 8♥ 10♥. At least 3 away (9 cards, 12 to meld), and 3 do it within the deck.
+    hand = parse_cards("JH 6H 9H 6H 7H JK 8H 9H 7H")
+    result = analyze(hand, rules, 7, players=4)
+    assert result.cards_away == 3 and result.proven_optimal
+    within_the_deck(hand, result, 4)
 
 
 # ---- cards away when a joker must stand for a used-up card (three runs, two decks) --------
