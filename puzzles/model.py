@@ -49,6 +49,10 @@ class LayDownAnswer:
     discard: Card | None = None
     cannot: bool = False
 
+    def __post_init__(self) -> None:
+        if self.cannot and (self.melds or self.discard is not None):
+            raise PuzzleError("an answer says 'cannot' or gives a play, not both")
+
     def to_dict(self) -> dict[str, Any]:
         if self.cannot:
             return {"cannot": True}

@@ -57,11 +57,6 @@ def one_wild_per_meld(puzzle: Puzzle) -> bool:
     return _broke(puzzle, "wilds-per-meld")
 
 
-def distinct_set_ranks(puzzle: Puzzle) -> bool:
-    """A hasty play lays two sets of one rank where the rules forbid it."""
-    return _broke(puzzle, "distinct-set-ranks")
-
-
 def go_out(puzzle: Puzzle) -> bool:
     """The answer goes out this turn (the best lay-down play, or the top discard)."""
     if puzzle.kind == "lay-down":
@@ -161,7 +156,6 @@ THEMES: dict[str, Predicate] = {
     "same-suit-runs": same_suit_runs,
     "ace-high-or-low": ace_high_or_low,
     "one-wild-per-meld": one_wild_per_meld,
-    "distinct-set-ranks": distinct_set_ranks,
     "go-out": go_out,
     "set-or-run": set_or_run,
     "looks-ready": looks_ready,
