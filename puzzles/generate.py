@@ -174,17 +174,23 @@ def _worth_a_look(position: Puzzle) -> bool:
 
 
 def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, seed: int) -> Puzzle | None:
-    """Plant the contract and disturb it: its melds from the real deck (runs often in one suit),
-    now and then a card swapped for a joker, the rest of the after-draw hand at random."""
+    """Plant the contract and disturb it: its melds from the real deck (runs often of one suit,
+    end to end), now and then a card swapped for a joker, the rest of the after-draw hand at
+    random."""
     deck = rules.deck_for(players)
     pool = _deck(deck.decks, deck.jokers)
     one_suit = rng.random() < 0.6
     suit = rng.choice(_SUITS)
+    next_low = rng.randint(1, 8)
     hand: list[Card] = []
     for spec in rules.round(round_number).contract:
         if spec.kind == MeldKind.RUN:
-            run_suit = suit if one_suit else rng.choice(_SUITS)
-            low = rng.randint(1, 15 - spec.size)
+            if one_suit and next_low + spec.size <= 15:
+                # Runs of one suit end to end: a hasty player lays them touching.
+                run_suit, low = suit, next_low
+                next_low = low + spec.size
+            else:
+                run_suit, low = rng.choice(_SUITS), rng.randint(1, 15 - spec.size)
             wanted = [_position_card(p, run_suit) for p in range(low, low + spec.size)]
         else:
             rank = rng.choice(_RANKS)

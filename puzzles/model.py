@@ -21,6 +21,7 @@ The three kinds and what is right (issue 9):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -106,7 +107,7 @@ class Puzzle:
         pile and the melds on the table."""
         return self.discard_pile + tuple(card for melds in self.table for meld in melds for card in meld.cards)
 
-    @property
+    @functools.cached_property
     def id(self) -> str:
         """12 hex digits from the position (kind, rules, round, players, moment, cards, turn):
         the same position has the same id on every machine."""
