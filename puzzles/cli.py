@@ -178,10 +178,14 @@ def _bank(where: str | None) -> list[Puzzle]:
 
 
 def _attempt(job: tuple[str, str, int, int, str]) -> Puzzle | None:
-    from puzzles.generate import generate
+    from puzzles.generate import GenerationError, generate
 
     kind, rules, round_number, seed, source = job
-    return generate(kind, rules, round_number, seed, source=source)
+    try:
+        return generate(kind, rules, round_number, seed, source=source)
+    except GenerationError as error:  # the analyser contradicts itself: say so, skip the seed
+        print(f"{PROG}: seed {seed} ({kind}, {rules} round {round_number}): {error}", file=sys.stderr, flush=True)
+        return None
 
 
 def generate_many(kind: str, rules: str, rounds: Sequence[int], source: str, start: int, count: int,
