@@ -22,7 +22,6 @@ import statistics
 import time
 
 from analyzer import preset
-
 from puzzles.bank import load_bank
 from puzzles.generate import generate
 from puzzles.model import KINDS
@@ -43,7 +42,9 @@ def measure(kind: str, rules: str, seeds: int, source: str) -> tuple[int, int, f
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rules", nargs="+", default=["progressive"])
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS)
     parser.add_argument("--seeds", type=int, default=60, help="attempts per kind and preset (buy: a third)")
@@ -61,8 +62,11 @@ def main(argv: list[str] | None = None) -> int:
             times[puzzle.kind].append(time.process_time() - started)
         for kind, spent in times.items():
             if spent:
-                print(f"verify {kind:9} {len(spent):5} puzzles  median {statistics.median(spent) * 1000:8.1f} ms  "
-                      f"total {sum(spent):7.1f} s")
+                print(
+                    f"verify {kind:9} {len(spent):5} puzzles  "
+                    f"median {statistics.median(spent) * 1000:8.1f} ms  "
+                    f"total {sum(spent):7.1f} s"
+                )
         print(f"{len(puzzles)} puzzles, {failed} failed")
         return 1 if failed else 0
 
@@ -77,8 +81,11 @@ def main(argv: list[str] | None = None) -> int:
                 rate = accepted / attempts
                 per_minute = accepted / spent * 60 if spent else 0.0
                 goal = f">= {GOALS[kind]}" if rules == "progressive" and source == "play" else ""
-                print(f"{rules:14} {kind:9} {source:8} {accepted:4}/{attempts:<3} {rate:6.0%} {per_minute:11.1f}  {goal}",
-                      flush=True)
+                print(
+                    f"{rules:14} {kind:9} {source:8} {accepted:4}/{attempts:<3} {rate:6.0%} "
+                    f"{per_minute:11.1f}  {goal}",
+                    flush=True,
+                )
     return 0
 
 

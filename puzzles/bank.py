@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer import PRESETS, preset
-
 from puzzles.model import KINDS, Puzzle, PuzzleError
 
 BANK_DIR = Path(__file__).with_name("bank")
@@ -123,8 +122,9 @@ class Shard:
         return (("play", self.target - planted), ("planted", planted))
 
 
-def plan(scale: float = 1.0, presets: Sequence[str] | None = None,
-         kinds: Sequence[str] = KINDS) -> list[Shard]:
+def plan(
+    scale: float = 1.0, presets: Sequence[str] | None = None, kinds: Sequence[str] = KINDS
+) -> list[Shard]:
     """The bank's shards: ``progressive`` 300 of each kind, every other preset 40 (times ``scale``)."""
     names = list(presets) if presets else sorted(PRESETS, key=lambda name: (name != "progressive", name))
     shards = []
@@ -140,8 +140,9 @@ def plan(scale: float = 1.0, presets: Sequence[str] | None = None,
 Generate = Callable[[str, str, Sequence[int], str, int, int], Iterator[Puzzle]]
 
 
-def build_shard(shard: Shard, directory: Path, generate_many: Generate,
-                report: Callable[[str], None] = lambda text: None) -> list[Puzzle]:
+def build_shard(
+    shard: Shard, directory: Path, generate_many: Generate, report: Callable[[str], None] = lambda text: None
+) -> list[Puzzle]:
     """Bring one shard up to its target, resuming where its file stops; returns its puzzles."""
     path = directory / shard.name
     have = read_puzzles(path) if path.exists() else []
@@ -151,7 +152,9 @@ def build_shard(shard: Shard, directory: Path, generate_many: Generate,
         if len(mine) >= count:
             continue
         start = max((puzzle.seed for puzzle in mine), default=-1) + 1
-        for puzzle in generate_many(shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)):
+        for puzzle in generate_many(
+            shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)
+        ):
             result.append(puzzle)
             write_puzzles(path, result)
             report(f"{shard.name}: {sum(p.source == source for p in result)}/{count} {source}")

@@ -10,7 +10,8 @@ when it is legal and keeps the puzzle's fewest points when the turn ends, or whe
 
     >>> from analyzer import MeldKind, PlacedMeld, parse_cards, preset
     >>> hand = parse_cards("5C 5D 5S 9H 9S 9C KD")
-    >>> sets = (PlacedMeld(MeldKind.SET, hand[0:3], hand[0:3]), PlacedMeld(MeldKind.SET, hand[3:6], hand[3:6]))
+    >>> fives, nines = hand[0:3], hand[3:6]
+    >>> sets = (PlacedMeld(MeldKind.SET, fives, fives), PlacedMeld(MeldKind.SET, nines, nines))
     >>> play_problems(hand, preset("progressive"), 1, LayDownAnswer(sets, hand[6]))
     ([], 0)
     >>> play_problems(hand, preset("progressive"), 1, LayDownAnswer(sets, None))[0]
@@ -24,7 +25,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from analyzer import Card, Rules, preset, validate_lay_down
-
 from puzzles.model import LayDownAnswer, Puzzle
 
 
@@ -37,8 +37,9 @@ class Verdict:
     points: int | None  # held when the turn ends, for a legal play
 
 
-def play_problems(hand: Sequence[Card], rules: Rules, round_number: int,
-                  play: LayDownAnswer) -> tuple[list[str], int | None]:
+def play_problems(
+    hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer
+) -> tuple[list[str], int | None]:
     """Every way ``play`` breaks the rules of a turn after the draw, and the points it keeps when
     the turn ends (None when it is illegal)."""
     if play.cannot:
@@ -48,15 +49,18 @@ def play_problems(hand: Sequence[Card], rules: Rules, round_number: int,
     rest = Counter(hand)
     if play.discard is not None:
         if round_rule.go_out:
-            problems.append(f"round {round_number} is a go-out round: every card is melded and none discarded")
+            problems.append(
+                f"round {round_number} is a go-out round: every card is melded and none discarded"
+            )
         if rest[play.discard] <= 0:
             problems.append(f"the discard {play.discard.token} is not in the hand")
         else:
             rest[play.discard] -= 1
     melded = Counter(card for meld in play.melds for card in meld.cards)
     leftover = sorted((rest - melded).elements(), key=Card.sort_key)
-    problems += validate_lay_down(sorted(rest.elements(), key=Card.sort_key), rules, round_number,
-                                  play.melds, leftover)
+    problems += validate_lay_down(
+        sorted(rest.elements(), key=Card.sort_key), rules, round_number, play.melds, leftover
+    )
     if not round_rule.go_out:
         if play.discard is None and leftover:
             problems.append("the turn ends with a discard, but no card is discarded")

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from analyzer import preset
-
 from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, plan, read_puzzles
 from puzzles.daily import DailyError, daily
 from puzzles.model import KINDS, Puzzle
@@ -39,7 +38,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Contract Rummy puzzles: generate, verify, show, the daily puzzle.")
+    parser = _Parser(
+        prog=PROG, description="Contract Rummy puzzles: generate, verify, show, the daily puzzle."
+    )
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     gen = commands.add_parser("generate", help="generate puzzles from play (JSON lines out)")
@@ -50,7 +51,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=_natural, default=0, help="the first attempt's seed (default 0)")
     gen.add_argument("--workers", type=_positive, default=1, help="processes (default 1)")
     gen.add_argument("--planted", action="store_true", help="planted lay-down positions instead of play")
-    gen.add_argument("--max-attempts", type=_positive, help="give up after this many seeds (default 200 x count)")
+    gen.add_argument(
+        "--max-attempts", type=_positive, help="give up after this many seeds (default 200 x count)"
+    )
     gen.add_argument("--out", help="write to this file (.jsonl or .jsonl.gz) instead of standard output")
 
     ver = commands.add_parser("verify", help="re-derive every puzzle of a file; exit 1 on any difference")
@@ -72,8 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     stats.add_argument("--bank", help="a bank file or directory (default: the shipped bank)")
 
     bank = commands.add_parser("bank", help="build (or resume) the bank by the fixed plan")
-    bank.add_argument("--dir", default=str(BANK_DIR), help="where the shards go (default: the package's bank)")
-    bank.add_argument("--scale", type=float, default=1.0, help="targets times this (default 1: the full bank)")
+    bank.add_argument(
+        "--dir", default=str(BANK_DIR), help="where the shards go (default: the package's bank)"
+    )
+    bank.add_argument(
+        "--scale", type=float, default=1.0, help="targets times this (default 1: the full bank)"
+    )
     bank.add_argument("--rules", action="append", help="only this preset (repeatable)")
     bank.add_argument("--kind", action="append", help="only this kind (repeatable)")
     bank.add_argument("--workers", type=_positive, default=1)
@@ -184,12 +191,24 @@ def _attempt(job: tuple[str, str, int, int, str]) -> Puzzle | None:
     try:
         return generate(kind, rules, round_number, seed, source=source)
     except GenerationError as error:  # the analyser contradicts itself: say so, skip the seed
-        print(f"{PROG}: seed {seed} ({kind}, {rules} round {round_number}): {error}", file=sys.stderr, flush=True)
+        print(
+            f"{PROG}: seed {seed} ({kind}, {rules} round {round_number}): {error}",
+            file=sys.stderr,
+            flush=True,
+        )
         return None
 
 
-def generate_many(kind: str, rules: str, rounds: Sequence[int], source: str, start: int, count: int,
-                  workers: int = 1, max_attempts: int | None = None) -> Iterator[Puzzle]:
+def generate_many(
+    kind: str,
+    rules: str,
+    rounds: Sequence[int],
+    source: str,
+    start: int,
+    count: int,
+    workers: int = 1,
+    max_attempts: int | None = None,
+) -> Iterator[Puzzle]:
     """The first ``count`` puzzles of attempts ``start``, ``start + 1``, ...: attempt ``i`` is
     ``generate(kind, rules, rounds[i % len(rounds)], i)``. The same for any number of workers."""
     limit = max_attempts or 200 * count
@@ -220,8 +239,16 @@ def _generate(args: argparse.Namespace) -> int:
     if args.planted and kind != "lay-down":
         raise UsageError("--planted makes lay-down puzzles only")
     rounds = _rounds(args.rounds, rules, kind)
-    puzzles = generate_many(kind, rules, rounds, "planted" if args.planted else "play", args.seed, args.count,
-                            args.workers, args.max_attempts)
+    puzzles = generate_many(
+        kind,
+        rules,
+        rounds,
+        "planted" if args.planted else "play",
+        args.seed,
+        args.count,
+        args.workers,
+        args.max_attempts,
+    )
     if args.out:
         from puzzles.bank import write_puzzles
 
@@ -258,8 +285,11 @@ def _show(args: argparse.Namespace) -> int:
     puzzles = _bank(args.bank)
     matches = {p.id: p for p in puzzles if p.id.startswith(args.id.lower())}
     if not args.id or len(matches) != 1:
-        raise UsageError(f"no puzzle with id {args.id!r}" if not matches
-                         else f"{len(matches)} puzzles have ids starting {args.id!r}; give more digits")
+        raise UsageError(
+            f"no puzzle with id {args.id!r}"
+            if not matches
+            else f"{len(matches)} puzzles have ids starting {args.id!r}; give more digits"
+        )
     print(describe(next(iter(matches.values())), args.answer))
     return 0
 
@@ -280,17 +310,24 @@ def describe(puzzle: Puzzle, answer: bool = False) -> str:
     """The position as the player sees it; with ``answer`` the accepted answers and why."""
     rules = preset(puzzle.rules)
     rule = rules.round(puzzle.round)
-    question = {"lay-down": "Can you lay down? Lay down the contract and discard, or say it cannot be done.",
-                "discard": "Which card do you discard?",
-                "buy": f"The player before you passes the {puzzle.offered.face if puzzle.offered else '?'}: "
-                       f"buy it (with {rules.buy_penalty_in(puzzle.round)} penalty card(s)) or pass?"}[puzzle.kind]
+    question = {
+        "lay-down": "Can you lay down? Lay down the contract and discard, or say it cannot be done.",
+        "discard": "Which card do you discard?",
+        "buy": f"The player before you passes the {puzzle.offered.face if puzzle.offered else '?'}: "
+        f"buy it (with {rules.buy_penalty_in(puzzle.round)} penalty card(s)) or pass?",
+    }[puzzle.kind]
     lines = [
-        f"Puzzle {puzzle.id}: {puzzle.kind}, {puzzle.rules} round {puzzle.round} ({rule.describe_contract()}"
-        f"{', go-out round' if rule.go_out else ''}), {puzzle.players} players, your turn {puzzle.turn}, "
-        f"{puzzle.moment.replace('-', ' ')}",
+        (
+            f"Puzzle {puzzle.id}: {puzzle.kind}, {puzzle.rules} round {puzzle.round} "
+            f"({rule.describe_contract()}"
+            f"{', go-out round' if rule.go_out else ''}), {puzzle.players} players, your turn {puzzle.turn}, "
+            f"{puzzle.moment.replace('-', ' ')}"
+        ),
         f"Your hand ({len(puzzle.hand)} cards): {_faces(puzzle.hand)}",
-        f"Discard pile ({len(puzzle.discard_pile)}): {_faces(puzzle.discard_pile[-12:])}"
-        + (" (last 12)" if len(puzzle.discard_pile) > 12 else ""),
+        (
+            f"Discard pile ({len(puzzle.discard_pile)}): {_faces(puzzle.discard_pile[-12:])}"
+            + (" (last 12)" if len(puzzle.discard_pile) > 12 else "")
+        ),
     ]
     for seat, melds in enumerate(puzzle.table):
         if melds:
@@ -310,17 +347,23 @@ def _answer_lines(puzzle: Puzzle) -> list[str]:
             lines.append("Answer: it cannot be done.")
         else:
             assert puzzle.solution is not None
-            lines.append(f"Answer: any legal play that keeps {puzzle.best_points} points when the turn ends, e.g.")
+            lines.append(
+                f"Answer: any legal play that keeps {puzzle.best_points} points when the turn ends, e.g."
+            )
             lines += [f"  {meld.kind.value}: {meld.describe()}" for meld in puzzle.solution.melds]
-            lines.append(f"  discard {puzzle.solution.discard.face}" if puzzle.solution.discard else "  no discard")
+            lines.append(
+                f"  discard {puzzle.solution.discard.face}" if puzzle.solution.discard else "  no discard"
+            )
     elif puzzle.kind == "discard":
         lines.append("Answer: discard " + " or ".join(a for a in puzzle.answers))
     else:
         lines.append(f"Answer: {puzzle.answers[0]}")
     if puzzle.analysis.get("reason"):
         lines.append(f"Why: {puzzle.analysis['reason']}")
-    lines.append(f"Themes: {', '.join(puzzle.themes) or '(none)'}; rating {puzzle.rating}; "
-                 f"{'planted' if puzzle.source == 'planted' else 'from play'} (seed {puzzle.seed}, {puzzle.generator})")
+    lines.append(
+        f"Themes: {', '.join(puzzle.themes) or '(none)'}; rating {puzzle.rating}; "
+        f"{'planted' if puzzle.source == 'planted' else 'from play'} (seed {puzzle.seed}, {puzzle.generator})"
+    )
     return lines
 
 
@@ -335,7 +378,9 @@ def _stats(args: argparse.Namespace) -> int:
     for name in sorted({p.rules for p in puzzles}, key=lambda n: (n != "progressive", n)):
         counts = ", ".join(f"{kind} {by[name, kind]}" for kind in KINDS)
         print(f"  {name:15} {counts}")
-    print("by source: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(p.source for p in puzzles).items())))
+    print(
+        "by source: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(p.source for p in puzzles).items()))
+    )
     print("by theme:")
     for theme, count in Counter(t for p in puzzles for t in p.themes).most_common():
         print(f"  {theme:20} {count}")
@@ -360,7 +405,9 @@ def _build_bank(args: argparse.Namespace) -> int:
     def report(text: str) -> None:
         print(f"[{time.monotonic() - started:7.0f}s] {text}", file=sys.stderr, flush=True)
 
-    def many(kind: str, rules: str, rounds: Sequence[int], source: str, start: int, count: int) -> Iterator[Puzzle]:
+    def many(
+        kind: str, rules: str, rounds: Sequence[int], source: str, start: int, count: int
+    ) -> Iterator[Puzzle]:
         return generate_many(kind, rules, rounds, source, start, count, args.workers)
 
     for shard in plan(args.scale, presets, kinds):
@@ -369,5 +416,11 @@ def _build_bank(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"generate": _generate, "verify": _verify, "show": _show, "daily": _daily, "stats": _stats,
-            "bank": _build_bank}
+COMMANDS = {
+    "generate": _generate,
+    "verify": _verify,
+    "show": _show,
+    "daily": _daily,
+    "stats": _stats,
+    "bank": _build_bank,
+}

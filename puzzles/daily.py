@@ -23,7 +23,6 @@ from collections.abc import Sequence
 from datetime import date
 
 from analyzer import PRESETS
-
 from puzzles.model import KINDS, Puzzle
 
 EPOCH = date(2026, 1, 1)

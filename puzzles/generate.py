@@ -45,7 +45,6 @@ from analyzer import (
     analyze,
     preset,
 )
-
 from puzzles.check import play_problems
 from puzzles.hasty import STRATEGIES, hasty_play, loose_rules
 from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
@@ -105,8 +104,11 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
 
 def table_sizes(rules: Rules) -> list[int]:
     """The player counts from 3 to 5 the rule set deals for (all of its counts if none)."""
-    sizes = [n for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
-             if any(deck.min_players <= n <= deck.max_players for deck in rules.decks)]
+    sizes = [
+        n
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        if any(deck.min_players <= n <= deck.max_players for deck in rules.decks)
+    ]
     return sizes or [deck.min_players for deck in rules.decks]
 
 
@@ -140,10 +142,20 @@ def _turn_position(table: Table, kind: str) -> Puzzle | None:
         drawn = table.stock[-1]
     else:
         return None
-    return Puzzle(kind=kind, rules=table.rules.name, round=table.round_number, players=table.players,
-                  moment="after-draw", hand=_sorted(view.hand + (drawn,)), discard_pile=tuple(pile),
-                  table=tuple(tuple(melds) for melds in table.melds), seat=seat, turn=table.turns[seat] + 1,
-                  buys_used=table.buys_used[seat], bought_last=table.last_buyer == seat)
+    return Puzzle(
+        kind=kind,
+        rules=table.rules.name,
+        round=table.round_number,
+        players=table.players,
+        moment="after-draw",
+        hand=_sorted(view.hand + (drawn,)),
+        discard_pile=tuple(pile),
+        table=tuple(tuple(melds) for melds in table.melds),
+        seat=seat,
+        turn=table.turns[seat] + 1,
+        buys_used=table.buys_used[seat],
+        bought_last=table.last_buyer == seat,
+    )
 
 
 def _buy_position(table: Table) -> Puzzle | None:
@@ -157,19 +169,36 @@ def _buy_position(table: Table) -> Puzzle | None:
     seat = (in_turn + 1) % table.players
     if table.melds[seat] or not table.may_buy(seat):
         return None
-    return Puzzle(kind="buy", rules=table.rules.name, round=table.round_number, players=table.players,
-                  moment="before-draw", hand=_sorted(table.hands[seat]), discard_pile=tuple(table.discards[:-1]),
-                  table=tuple(tuple(melds) for melds in table.melds), seat=seat, offered=card,
-                  turn=table.turns[seat] + 1, buys_used=table.buys_used[seat],
-                  bought_last=table.last_buyer == seat)
+    return Puzzle(
+        kind="buy",
+        rules=table.rules.name,
+        round=table.round_number,
+        players=table.players,
+        moment="before-draw",
+        hand=_sorted(table.hands[seat]),
+        discard_pile=tuple(table.discards[:-1]),
+        table=tuple(tuple(melds) for melds in table.melds),
+        seat=seat,
+        offered=card,
+        turn=table.turns[seat] + 1,
+        buys_used=table.buys_used[seat],
+        bought_last=table.last_buyer == seat,
+    )
 
 
 def _worth_a_look(position: Puzzle) -> bool:
     """A cheap filter before the costly analysis: a buy only of one of the hand's outs."""
     if position.kind != "buy":
         return True
-    advice = advise(position.hand, position.rules, position.round, position.players, seen=position.seen,
-                    moment="before-draw", time_limit=TIME_LIMIT)
+    advice = advise(
+        position.hand,
+        position.rules,
+        position.round,
+        position.players,
+        seen=position.seen,
+        moment="before-draw",
+        time_limit=TIME_LIMIT,
+    )
     return any(out.card == position.offered for out in advice.outs)
 
 
@@ -210,8 +239,17 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
     hand = hand[:size]
     if Counter(hand)[_JOKER] > deck.jokers:
         return None
-    position = Puzzle(kind="lay-down", rules=rules.name, round=round_number, players=players, moment="after-draw",
-                      hand=_sorted(hand), source="planted", seed=seed, generator=GENERATOR)
+    position = Puzzle(
+        kind="lay-down",
+        rules=rules.name,
+        round=round_number,
+        players=players,
+        moment="after-draw",
+        hand=_sorted(hand),
+        source="planted",
+        seed=seed,
+        generator=GENERATOR,
+    )
     return derive(position)
 
 
@@ -234,10 +272,14 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
     rules = preset(position.rules)
-    hasty_plays = {strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES}
+    hasty_plays = {
+        strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
+    }
     if not rules.round(position.round).go_out:
         # One plain solve first: most hands at the table can neither lay down nor look ready.
-        plain = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW)
+        plain = analyze(
+            position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
+        )
         if not plain.can_lay_down and all(play.cannot for play in hasty_plays.values()):
             return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
@@ -248,24 +290,41 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
     if best.can_lay_down:
         problems, points = play_problems(position.hand, rules, position.round, solution)
         if problems or points != best_points:
-            raise GenerationError(f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
-                                  f"{position.round} fails the validator: {problems or points}")
-    hasty = [_hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()]
+            raise GenerationError(
+                f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
+                f"{position.round} fails the validator: {problems or points}"
+            )
+    hasty = [
+        _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
+    ]
     failures = sum(outcome["fails"] for outcome in hasty)
     if best.can_lay_down and failures == 0:
         return None
     if not best.can_lay_down and all(outcome["cannot"] for outcome in hasty):
         return None
-    looks_ready = best.can_lay_down or analyze(position.hand, loose_rules(rules), position.round,
-                                               position.players, TIME_LIMIT, Moment.AFTER_DRAW).can_lay_down
+    looks_ready = (
+        best.can_lay_down
+        or analyze(
+            position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
+        ).can_lay_down
+    )
     if not looks_ready:
         return None
-    margin = {"proven_optimal": True, "hasty_failures": failures, "hasty_players": len(hasty),
-              "looks_ready": looks_ready}
-    analysis = {"best": _best_dict(best), "hasty": hasty,
-                "reason": _lay_down_reason(best, hasty)}
-    return dataclasses.replace(position, answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
-                               best_points=best_points, solution=solution, margin=margin, analysis=analysis)
+    margin = {
+        "proven_optimal": True,
+        "hasty_failures": failures,
+        "hasty_players": len(hasty),
+        "looks_ready": looks_ready,
+    }
+    analysis = {"best": _best_dict(best), "hasty": hasty, "reason": _lay_down_reason(best, hasty)}
+    return dataclasses.replace(
+        position,
+        answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
+        best_points=best_points,
+        solution=solution,
+        margin=margin,
+        analysis=analysis,
+    )
 
 
 # Each loose reading of the rules a hasty play may rely on, as the rule change that forgives it.
@@ -279,35 +338,63 @@ RELAXATIONS: dict[str, dict[str, Any]] = {
 }
 
 
-def _hasty_outcome(position: Puzzle, rules: Rules, strategy: str, play: LayDownAnswer,
-                   best_points: int | None) -> dict[str, Any]:
+def _hasty_outcome(
+    position: Puzzle, rules: Rules, strategy: str, play: LayDownAnswer, best_points: int | None
+) -> dict[str, Any]:
     if play.cannot:
-        return {"strategy": strategy, "cannot": True, "fails": best_points is not None, "problems": [],
-                "points": None, "broken": []}
+        return {
+            "strategy": strategy,
+            "cannot": True,
+            "fails": best_points is not None,
+            "problems": [],
+            "points": None,
+            "broken": [],
+        }
     problems, points = play_problems(position.hand, rules, position.round, play)
     if best_points is None and not problems:
-        raise GenerationError(f"the validator accepts the {strategy} play of {_tokens(position.hand)} in "
-                              f"{rules.name} round {position.round}, but the solver says it cannot lay down")
+        raise GenerationError(
+            f"the validator accepts the {strategy} play of {_tokens(position.hand)} in "
+            f"{rules.name} round {position.round}, but the solver says it cannot lay down"
+        )
     broken = []
     for name, change in RELAXATIONS.items():
         if name == "go-out-round":
             if not rules.round(position.round).go_out:
                 continue
-            loose = dataclasses.replace(rules, discard_to_go_out="optional", rounds=tuple(
-                dataclasses.replace(rule, go_out=False) for rule in rules.rounds))
+            loose = dataclasses.replace(
+                rules,
+                discard_to_go_out="optional",
+                rounds=tuple(dataclasses.replace(rule, go_out=False) for rule in rules.rounds),
+            )
         else:
             loose = dataclasses.replace(rules, **change)
         if problems and len(play_problems(position.hand, loose, position.round, play)[0]) < len(problems):
             broken.append(name)
     fails = bool(problems) or best_points is None or (points is not None and points > best_points)
-    return {"strategy": strategy, "cannot": False, "fails": fails, "play": play.to_dict(),
-            "problems": problems, "points": points, "broken": broken}
+    return {
+        "strategy": strategy,
+        "cannot": False,
+        "fails": fails,
+        "play": play.to_dict(),
+        "problems": problems,
+        "points": points,
+        "broken": broken,
+    }
 
 
 def _best_dict(best: LayDown) -> dict[str, Any]:
     data = best.to_dict()
-    keys = ("can_lay_down", "melds", "leftover", "leftover_points", "discard", "points_after_discard", "goes_out",
-            "cards_away", "missing")
+    keys = (
+        "can_lay_down",
+        "melds",
+        "leftover",
+        "leftover_points",
+        "discard",
+        "points_after_discard",
+        "goes_out",
+        "cards_away",
+        "missing",
+    )
     return {key: data[key] for key in keys}
 
 
@@ -333,8 +420,16 @@ def _discard(position: Puzzle) -> Puzzle | None:
     """Accepted when the top group of the discard table beats the runner-up clearly: it alone
     lays down or goes out this turn, or it is fewer cards away, or it keeps at least
     max(3, 25%) more unseen outs."""
-    advice = advise(position.hand, position.rules, position.round, position.players, seen=position.seen,
-                    discards=True, moment="after-draw", time_limit=TIME_LIMIT)
+    advice = advise(
+        position.hand,
+        position.rules,
+        position.round,
+        position.players,
+        seen=position.seen,
+        discards=True,
+        moment="after-draw",
+        time_limit=TIME_LIMIT,
+    )
     if not advice.lay_down.proven_optimal or not advice.discards:
         return None
     rows = advice.discards
@@ -347,11 +442,15 @@ def _discard(position: Puzzle) -> Puzzle | None:
     if criterion is None:
         return None
     margin = {"criterion": criterion, "top": first.to_dict(), "runner_up": runner.to_dict()}
-    analysis = {"rows": [row.to_dict() for row in rows[:len(top) + 3]],
-                "cards_away": advice.lay_down.cards_away, "unseen_outs": advice.unseen_outs,
-                "reason": _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top))}
-    return dataclasses.replace(position, answers=tuple(row.card.token for row in top), margin=margin,
-                               analysis=analysis)
+    analysis = {
+        "rows": [row.to_dict() for row in rows[: len(top) + 3]],
+        "cards_away": advice.lay_down.cards_away,
+        "unseen_outs": advice.unseen_outs,
+        "reason": _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
+    }
+    return dataclasses.replace(
+        position, answers=tuple(row.card.token for row in top), margin=margin, analysis=analysis
+    )
 
 
 def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None:
@@ -366,25 +465,32 @@ def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None
     if runner["cards_away"] is None or top["cards_away"] < runner["cards_away"]:
         return "cards-away"
     least, share = OUTS_MARGIN
-    if (top["cards_away"] == runner["cards_away"]
-            and top["unseen_outs"] - runner["unseen_outs"] >= max(least, math.ceil(share * runner["unseen_outs"]))):
+    if top["cards_away"] == runner["cards_away"] and top["unseen_outs"] - runner["unseen_outs"] >= max(
+        least, math.ceil(share * runner["unseen_outs"])
+    ):
         return "outs"
     return None
 
 
 def _discard_reason(criterion: str, top: dict[str, Any], runner: dict[str, Any], tied: int) -> str:
-    card = Card.parse(top["card"]).face + (f" (or {tied - 1} other card{'s' * (tied > 2)} as good)" if tied > 1 else "")
+    card = Card.parse(top["card"]).face + (
+        f" (or {tied - 1} other card{'s' * (tied > 2)} as good)" if tied > 1 else ""
+    )
     other = Card.parse(runner["card"]).face
     if criterion == "lays-down":
         return f"Discard {card}: it is the only way to lay down this turn (the next best, {other}, does not)."
     if criterion == "goes-out":
         return f"Discard {card}: it is the only way to go out this turn."
     if criterion == "cards-away":
-        return (f"Discard {card}: you stay {top['cards_away']} card(s) away; "
-                f"without {other} you would be {runner['cards_away'] if runner['cards_away'] is not None else 'never'}"
-                " away.")
-    return (f"Discard {card}: {top['unseen_outs']} unseen cards would help, "
-            f"against {runner['unseen_outs']} after discarding {other}.")
+        return (
+            f"Discard {card}: you stay {top['cards_away']} card(s) away; "
+            f"without {other} you would be {'never' if runner['cards_away'] is None else runner['cards_away']}"
+            " away."
+        )
+    return (
+        f"Discard {card}: {top['unseen_outs']} unseen cards would help, "
+        f"against {runner['unseen_outs']} after discarding {other}."
+    )
 
 
 def _buy(position: Puzzle) -> Puzzle | None:
@@ -393,10 +499,21 @@ def _buy(position: Puzzle) -> Puzzle | None:
     assert position.offered is not None
     verdicts = []
     for seed, rollouts in zip(BUY_SEEDS, (BUY_ROLLOUTS, 2 * BUY_ROLLOUTS)):
-        advice = advise(position.hand, position.rules, position.round, position.players, seen=position.seen,
-                        buy=position.offered, rollouts=rollouts, seed=seed, buys_used=position.buys_used,
-                        bought_last=position.bought_last, moment="before-draw", turn=position.turn,
-                        time_limit=TIME_LIMIT)
+        advice = advise(
+            position.hand,
+            position.rules,
+            position.round,
+            position.players,
+            seen=position.seen,
+            buy=position.offered,
+            rollouts=rollouts,
+            seed=seed,
+            buys_used=position.buys_used,
+            bought_last=position.bought_last,
+            moment="before-draw",
+            turn=position.turn,
+            time_limit=TIME_LIMIT,
+        )
         assert advice.buy is not None
         verdicts.append(advice.buy)
         if advice.buy.verdict.value not in (BUY, PASS):
@@ -409,15 +526,34 @@ def _buy(position: Puzzle) -> Puzzle | None:
     if verdicts[0].verdict != verdicts[1].verdict:
         return None
     first = verdicts[0]
-    after = analyze(position.hand + (position.offered,), position.rules, position.round, position.players,
-                    TIME_LIMIT, Moment.BEFORE_DRAW).cards_away
-    margin = {"verdict": first.verdict.value, "difference": round(first.difference, 2),
-              "margin": round(first.margin, 2), "std_error": None if first.std_error is None else round(first.std_error, 2),
-              "second": {"seed": BUY_SEEDS[1], "rollouts": 2 * BUY_ROLLOUTS, "verdict": verdicts[1].verdict.value,
-                         "difference": round(verdicts[1].difference, 2)}}
-    analysis = {"verdict": first.to_dict(), "second": verdicts[1].to_dict(), "cards_away": before,
-                "cards_away_with_card": after, "needs_buying": needs_buying(preset(position.rules), position.round),
-                "reason": first.reason}
+    after = analyze(
+        position.hand + (position.offered,),
+        position.rules,
+        position.round,
+        position.players,
+        TIME_LIMIT,
+        Moment.BEFORE_DRAW,
+    ).cards_away
+    margin = {
+        "verdict": first.verdict.value,
+        "difference": round(first.difference, 2),
+        "margin": round(first.margin, 2),
+        "std_error": None if first.std_error is None else round(first.std_error, 2),
+        "second": {
+            "seed": BUY_SEEDS[1],
+            "rollouts": 2 * BUY_ROLLOUTS,
+            "verdict": verdicts[1].verdict.value,
+            "difference": round(verdicts[1].difference, 2),
+        },
+    }
+    analysis = {
+        "verdict": first.to_dict(),
+        "second": verdicts[1].to_dict(),
+        "cards_away": before,
+        "cards_away_with_card": after,
+        "needs_buying": needs_buying(preset(position.rules), position.round),
+        "reason": first.reason,
+    }
     return dataclasses.replace(position, answers=(first.verdict.value,), margin=margin, analysis=analysis)
 
 
@@ -425,7 +561,9 @@ def needs_buying(rules: Rules, round_number: int) -> bool:
     """The round's contract needs more cards than a hand holds after its draw (one more where
     going out needs a discard): only buying gets it down (docs/advice.md)."""
     rule = rules.round(round_number)
-    needed = sum(spec.size for spec in rule.contract) + (rules.discard_to_go_out == "required" and not rule.go_out)
+    needed = sum(spec.size for spec in rule.contract) + (
+        rules.discard_to_go_out == "required" and not rule.go_out
+    )
     return needed > rule.deal + 1
 
 

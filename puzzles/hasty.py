@@ -29,7 +29,6 @@ from collections import Counter
 from collections.abc import Sequence
 
 from analyzer import Card, ContractMode, MeldKind, MeldSpec, PlacedMeld, Rank, Rules, SameSuitRuns, Suit
-
 from puzzles.model import LayDownAnswer
 
 STRATEGIES = ("runs-first", "sets-first")
@@ -58,14 +57,20 @@ def hasty_play(hand: Sequence[Card], rules: Rules, round_number: int, strategy: 
         raise ValueError(f"unknown hasty strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
     contract = rules.round(round_number).contract
     first = MeldKind.RUN if strategy == "runs-first" else MeldKind.SET
-    order = sorted(contract, key=lambda spec: (spec.kind != first and not (first == MeldKind.SET
-                                                                         and spec.kind == MeldKind.PAIR),
-                                               -spec.size))
+    order = sorted(
+        contract,
+        key=lambda spec: (
+            spec.kind != first and not (first == MeldKind.SET and spec.kind == MeldKind.PAIR),
+            -spec.size,
+        ),
+    )
     longer = rules.contract_mode == ContractMode.MINIMUM or rules.round(round_number).go_out
     pool = Counter(hand)
     melds: list[PlacedMeld] = []
     for spec in order:
-        meld = _run(pool, spec, rules, longer) if spec.kind == MeldKind.RUN else _set(pool, spec, rules, longer)
+        meld = (
+            _run(pool, spec, rules, longer) if spec.kind == MeldKind.RUN else _set(pool, spec, rules, longer)
+        )
         if meld is None:
             return LayDownAnswer(cannot=True)
         pool -= Counter(meld.cards)
@@ -96,19 +101,24 @@ _POSITION_CARDS = {suit: {p: _position_card(p, suit) for p in range(LOW_ACE, HIG
 def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:
     """The hasty run: natural stretches first, else the window with the most naturals and wild
     cards in the gaps (jokers last)."""
-    by_suit = {suit: [p for p in range(LOW_ACE, HIGH_ACE + 1) if pool[_POSITION_CARDS[suit][p]] > 0]
-               for suit in Suit}
+    by_suit = {
+        suit: [p for p in range(LOW_ACE, HIGH_ACE + 1) if pool[_POSITION_CARDS[suit][p]] > 0] for suit in Suit
+    }
     best: tuple[tuple[int, int], list[Card]] | None = None
     for suit, present in by_suit.items():
         stretch: list[int] = []
         for position in present + [99]:
-            if stretch and position == stretch[-1] + 1 and not (position == HIGH_ACE and stretch[0] == LOW_ACE):
+            if (
+                stretch
+                and position == stretch[-1] + 1
+                and not (position == HIGH_ACE and stretch[0] == LOW_ACE)
+            ):
                 stretch.append(position)
                 continue
             if len(stretch) >= spec.size:
-                cards = [_POSITION_CARDS[suit][p] for p in stretch][:rules.max_run_length]
+                cards = [_POSITION_CARDS[suit][p] for p in stretch][: rules.max_run_length]
                 if not longer:
-                    windows = [cards[i:i + spec.size] for i in range(len(cards) - spec.size + 1)]
+                    windows = [cards[i : i + spec.size] for i in range(len(cards) - spec.size + 1)]
                     cards = max(windows, key=lambda window: _points(window, rules))
                 key = (len(cards), _points(cards, rules))
                 if best is None or key > best[0]:
@@ -149,11 +159,11 @@ def _set(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
         return None
     rank, cards = max(by_rank.items(), key=lambda item: (len(item[1]), _points(item[1], rules)))
     if len(cards) >= spec.size:
-        chosen = cards if longer else cards[:spec.size]
+        chosen = cards if longer else cards[: spec.size]
         return PlacedMeld(spec.kind, tuple(chosen), tuple(chosen))
     wilds = _wilds(pool, rules)
     if len(cards) + len(wilds) < spec.size:
         return None
-    fill = wilds[:spec.size - len(cards)]
+    fill = wilds[: spec.size - len(cards)]
     meaning = Card(rank, Suit.SPADES)
     return PlacedMeld(spec.kind, tuple(cards + fill), tuple(cards) + (meaning,) * len(fill))

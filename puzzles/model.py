@@ -57,8 +57,10 @@ class LayDownAnswer:
     def to_dict(self) -> dict[str, Any]:
         if self.cannot:
             return {"cannot": True}
-        return {"melds": [meld.to_dict() for meld in self.melds],
-                "discard": None if self.discard is None else self.discard.token}
+        return {
+            "melds": [meld.to_dict() for meld in self.melds],
+            "discard": None if self.discard is None else self.discard.token,
+        }
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LayDownAnswer:
@@ -67,8 +69,10 @@ class LayDownAnswer:
         if data.get("cannot"):
             return cls(cannot=True)
         discard = data.get("discard")
-        return cls(tuple(meld_from_dict(meld) for meld in _list(data.get("melds"), "melds")),
-                   None if discard is None else _card(discard, "discard"))
+        return cls(
+            tuple(meld_from_dict(meld) for meld in _list(data.get("melds"), "melds")),
+            None if discard is None else _card(discard, "discard"),
+        )
 
 
 @dataclass(frozen=True)
@@ -105,7 +109,9 @@ class Puzzle:
     def seen(self) -> tuple[Card, ...]:
         """The cards the player has seen besides the hand and the offered card: the discard
         pile and the melds on the table."""
-        return self.discard_pile + tuple(card for melds in self.table for meld in melds for card in meld.cards)
+        return self.discard_pile + tuple(
+            card for melds in self.table for meld in melds for card in meld.cards
+        )
 
     @functools.cached_property
     def id(self) -> str:
@@ -162,15 +168,21 @@ class Puzzle:
                 moment=_choice(data["moment"], MOMENTS, "moment"),
                 hand=_cards(data["hand"], "hand"),
                 discard_pile=_cards(data.get("discard_pile", []), "discard_pile"),
-                table=tuple(tuple(meld_from_dict(meld) for meld in _list(melds, "table"))
-                            for melds in _list(data.get("table", []), "table")),
+                table=tuple(
+                    tuple(meld_from_dict(meld) for meld in _list(melds, "table"))
+                    for melds in _list(data.get("table", []), "table")
+                ),
                 seat=_int(data.get("seat", 0), "seat"),
                 offered=None if offered is None else _card(offered, "offered"),
                 turn=_int(data.get("turn", 1), "turn"),
                 buys_used=_int(data.get("buys_used", 0), "buys_used"),
                 bought_last=_bool(data.get("bought_last", False), "bought_last"),
-                answers=tuple(_text(answer, "answers") for answer in _list(data.get("answers", []), "answers")),
-                best_points=None if data.get("best_points") is None else _int(data["best_points"], "best_points"),
+                answers=tuple(
+                    _text(answer, "answers") for answer in _list(data.get("answers", []), "answers")
+                ),
+                best_points=None
+                if data.get("best_points") is None
+                else _int(data["best_points"], "best_points"),
                 solution=None if solution is None else LayDownAnswer.from_dict(solution),
                 margin=_mapping(data.get("margin", {}), "margin"),
                 analysis=_mapping(data.get("analysis", {}), "analysis"),
@@ -183,13 +195,30 @@ class Puzzle:
         except KeyError as missing:
             raise PuzzleError(f"a puzzle needs the field {missing.args[0]!r}") from None
         if "id" in data and data["id"] != puzzle.id:
-            raise PuzzleError(f"puzzle id {data['id']!r} does not match its position (which gives {puzzle.id!r})")
+            raise PuzzleError(
+                f"puzzle id {data['id']!r} does not match its position (which gives {puzzle.id!r})"
+            )
         return puzzle
 
 
 # The fields that make the position; the id is a hash of them.
-POSITION_KEYS = frozenset({"kind", "rules", "round", "players", "moment", "hand", "discard_pile", "table",
-                           "seat", "offered", "turn", "buys_used", "bought_last"})
+POSITION_KEYS = frozenset(
+    {
+        "kind",
+        "rules",
+        "round",
+        "players",
+        "moment",
+        "hand",
+        "discard_pile",
+        "table",
+        "seat",
+        "offered",
+        "turn",
+        "buys_used",
+        "bought_last",
+    }
+)
 
 
 def _id_of(fields: Mapping[str, Any]) -> str:

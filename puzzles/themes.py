@@ -13,7 +13,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from analyzer import MeldKind, preset
-
 from puzzles.model import BUY, CANNOT, PASS, Puzzle
 
 Predicate = Callable[[Puzzle], bool]
@@ -34,8 +33,11 @@ def _solution_melds(puzzle: Puzzle) -> Iterator[Any]:
 
 def joker_placement(puzzle: Puzzle) -> bool:
     """The best play puts a wild card in a meld, and a hasty player gets it wrong."""
-    placed = any(card != meaning for meld in _solution_melds(puzzle)
-                 for card, meaning in zip(meld.cards, meld.stands_for))
+    placed = any(
+        card != meaning
+        for meld in _solution_melds(puzzle)
+        for card, meaning in zip(meld.cards, meld.stands_for)
+    )
     return placed and any(outcome["fails"] for outcome in _hasty(puzzle))
 
 
@@ -47,8 +49,12 @@ def same_suit_runs(puzzle: Puzzle) -> bool:
 
 def ace_high_or_low(puzzle: Puzzle) -> bool:
     """An ace in a run of the best play, or a hasty play using the ace where the rules forbid."""
-    aces = any(meaning.rank is not None and meaning.rank.token == "A"
-               for meld in _solution_melds(puzzle) if meld.kind == MeldKind.RUN for meaning in meld.stands_for)
+    aces = any(
+        meaning.rank is not None and meaning.rank.token == "A"
+        for meld in _solution_melds(puzzle)
+        if meld.kind == MeldKind.RUN
+        for meaning in meld.stands_for
+    )
     return aces or _broke(puzzle, "ace")
 
 
@@ -90,7 +96,9 @@ def looks_ready(puzzle: Puzzle) -> bool:
 
 def points_trap(puzzle: Puzzle) -> bool:
     """A hasty play is legal but keeps more points when the turn ends than the best play."""
-    return any(not outcome["cannot"] and not outcome["problems"] and outcome["fails"] for outcome in _hasty(puzzle))
+    return any(
+        not outcome["cannot"] and not outcome["problems"] and outcome["fails"] for outcome in _hasty(puzzle)
+    )
 
 
 def long_melds(puzzle: Puzzle) -> bool:
@@ -128,15 +136,21 @@ def more_outs(puzzle: Puzzle) -> bool:
 
 def buy_completes(puzzle: Puzzle) -> bool:
     """Buying is right and the card completes the contract."""
-    return (puzzle.kind == "buy" and puzzle.answers == (BUY,)
-            and puzzle.analysis.get("cards_away_with_card") == 0)
+    return (
+        puzzle.kind == "buy" and puzzle.answers == (BUY,) and puzzle.analysis.get("cards_away_with_card") == 0
+    )
 
 
 def buy_gets_closer(puzzle: Puzzle) -> bool:
     """Buying is right: the card brings the hand nearer without completing the contract."""
     away, with_card = puzzle.analysis.get("cards_away"), puzzle.analysis.get("cards_away_with_card")
-    return (puzzle.kind == "buy" and puzzle.answers == (BUY,) and away is not None and with_card is not None
-            and 0 < with_card < away)
+    return (
+        puzzle.kind == "buy"
+        and puzzle.answers == (BUY,)
+        and away is not None
+        and with_card is not None
+        and 0 < with_card < away
+    )
 
 
 def penalty_too_costly(puzzle: Puzzle) -> bool:

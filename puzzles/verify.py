@@ -19,8 +19,16 @@ from puzzles.model import Puzzle
 
 def position_of(puzzle: Puzzle) -> Puzzle:
     """The puzzle with everything derived cleared: what the player is shown, and how it was made."""
-    return dataclasses.replace(puzzle, answers=(), best_points=None, solution=None, margin={}, analysis={},
-                               themes=(), rating=Puzzle.rating)
+    return dataclasses.replace(
+        puzzle,
+        answers=(),
+        best_points=None,
+        solution=None,
+        margin={},
+        analysis={},
+        themes=(),
+        rating=Puzzle.rating,
+    )
 
 
 def verify(puzzle: Puzzle) -> list[str]:
@@ -30,7 +38,9 @@ def verify(puzzle: Puzzle) -> list[str]:
     if puzzle.kind == "lay-down" and puzzle.solution is not None:
         verdict = check_lay_down(puzzle, puzzle.solution)
         if not verdict.right:
-            problems.append(f"the stored best play is not right: {'; '.join(verdict.problems) or verdict.points}")
+            problems.append(
+                f"the stored best play is not right: {'; '.join(verdict.problems) or verdict.points}"
+            )
     again = derive(position_of(puzzle))
     if again is None:
         return problems + ["the position is no longer accepted as a clear puzzle"]

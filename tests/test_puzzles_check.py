@@ -18,19 +18,29 @@ from puzzles.model import LayDownAnswer, Puzzle
 from tests.reference import reference_lay_downs
 from tests.strategies import near_contract
 
-RULE_SETS = [preset(name) for name in ("progressive", "shanghai", "pagat", "may-i", "eveleigh", "shanghai-powe")]
+RULE_SETS = [
+    preset(name) for name in ("progressive", "shanghai", "pagat", "may-i", "eveleigh", "shanghai-powe")
+]
 
 
 def _puzzle(hand: tuple, rules: str, round_number: int, players: int | None = None) -> Puzzle:
     """A lay-down puzzle whose best points come from the analyser (as the generator does)."""
     best = analyze(hand, rules, round_number, players, moment="after-draw")
-    return Puzzle(kind="lay-down", rules=rules, round=round_number, players=players or 4, moment="after-draw",
-                  hand=tuple(sorted(hand, key=lambda card: card.sort_key())),
-                  answers=("lay-down",) if best.can_lay_down else ("cannot",),
-                  best_points=best.points_after_discard if best.can_lay_down else None)
+    return Puzzle(
+        kind="lay-down",
+        rules=rules,
+        round=round_number,
+        players=players or 4,
+        moment="after-draw",
+        hand=tuple(sorted(hand, key=lambda card: card.sort_key())),
+        answers=("lay-down",) if best.can_lay_down else ("cannot",),
+        best_points=best.points_after_discard if best.can_lay_down else None,
+    )
 
 
-def _reference_plays(hand: tuple, rules_name: str, round_number: int) -> list[tuple[LayDownAnswer, bool, int]]:
+def _reference_plays(
+    hand: tuple, rules_name: str, round_number: int
+) -> list[tuple[LayDownAnswer, bool, int]]:
     """Every play of the turn the reference finds: (play, legal turn end, points kept). A play is
     a legal lay-down of the hand less the discard (or of the whole hand, with no discard)."""
     rules = preset(rules_name)
@@ -59,8 +69,7 @@ def _reference_plays(hand: tuple, rules_name: str, round_number: int) -> list[tu
     return plays
 
 
-@given(near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9,
-                     within_largest_deck=True))
+@given(near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9, within_largest_deck=True))
 def test_every_best_play_is_accepted_and_every_worse_or_illegal_one_rejected(case: tuple) -> None:
     rules, round_number, hand = case
     if len(hand) < 3:
@@ -138,12 +147,27 @@ def test_turn_end_rules_no_discard_and_going_out() -> None:
 
 
 def test_other_kinds_are_scored_by_their_answers() -> None:
-    discard = Puzzle(kind="discard", rules="progressive", round=1, players=4, moment="after-draw",
-                     hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD", "9H"))
+    discard = Puzzle(
+        kind="discard",
+        rules="progressive",
+        round=1,
+        players=4,
+        moment="after-draw",
+        hand=parse_cards("5C 5D 9H 9S KD 2C 3H"),
+        answers=("KD", "9H"),
+    )
     assert check_answer(discard, "kd") and check_answer(discard, "K♦") and check_answer(discard, "9H")
     assert not check_answer(discard, "2C") and not check_answer(discard, "zz")
-    buy = Puzzle(kind="buy", rules="progressive", round=1, players=4, moment="before-draw",
-                 hand=parse_cards("5C 5D 9H 9S KD 2C"), offered=parse_cards("5H")[0], answers=("buy",))
+    buy = Puzzle(
+        kind="buy",
+        rules="progressive",
+        round=1,
+        players=4,
+        moment="before-draw",
+        hand=parse_cards("5C 5D 9H 9S KD 2C"),
+        offered=parse_cards("5H")[0],
+        answers=("buy",),
+    )
     assert check_answer(buy, "Buy") and not check_answer(buy, "pass")
 
 

@@ -20,44 +20,63 @@ from puzzles.verify import sample, verify
 
 
 def _position(kind: str, rules: str, round_number: int, hand: str) -> Puzzle:
-    return Puzzle(kind=kind, rules=rules, round=round_number, players=4, moment="after-draw",
-                  hand=parse_cards(hand), source="planted")
+    return Puzzle(
+        kind=kind,
+        rules=rules,
+        round=round_number,
+        players=4,
+        moment="after-draw",
+        hand=parse_cards(hand),
+        source="planted",
+    )
 
 
 @pytest.fixture(scope="module")
 def small_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    puzzles = [derive(_position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")),
-               derive(_position("lay-down", "progressive", 3, "3D 4D 5D 6D 7D 8D 9D 10D KS")),
-               derive(_position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD")),
-               derive(_position("discard", "progressive", 1, "5C 5D 9H 9S 7C 7D KD"))]
+    puzzles = [
+        derive(_position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")),
+        derive(_position("lay-down", "progressive", 3, "3D 4D 5D 6D 7D 8D 9D 10D KS")),
+        derive(_position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD")),
+        derive(_position("discard", "progressive", 1, "5C 5D 9H 9S 7C 7D KD")),
+    ]
     assert all(puzzles)
     path = tmp_path_factory.mktemp("bank") / "small.jsonl.gz"
     write_puzzles(path, puzzles)  # type: ignore[arg-type]
     return path
 
 
-@pytest.mark.parametrize(("argv", "message"), [
-    ([], "required: command"),
-    (["frobnicate"], "invalid choice"),
-    (["generate", "--kind", "chess", "--count", "1"], "unknown kind 'chess'"),
-    (["generate", "--kind", "buy", "--rules", "shanghaj", "--count", "1"], "did you mean 'shanghai'"),
-    (["generate", "--kind", "buy", "--rules", "eveleigh", "--rounds", "2", "--count", "1"], "no buying in round 2"),
-    (["generate", "--kind", "discard", "--rounds", "9", "--count", "1"], "round 9 does not exist"),
-    (["generate", "--kind", "discard", "--rounds", "x", "--count", "1"], "--rounds"),
-    (["generate", "--kind", "discard", "--count", "0"], "at least 1"),
-    (["generate", "--kind", "discard", "--count", "-3"], "whole number"),
-    (["generate", "--kind", "discard", "--planted", "--count", "1"], "lay-down puzzles only"),
-    (["verify", "/no/such/file.jsonl"], "no such file"),
-    (["daily", "--date", "2026-02-30"], "YYYY-MM-DD"),
-    (["bank", "--scale", "0"], "--scale"),
-])
-def test_bad_input_is_one_line_and_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "required: command"),
+        (["frobnicate"], "invalid choice"),
+        (["generate", "--kind", "chess", "--count", "1"], "unknown kind 'chess'"),
+        (["generate", "--kind", "buy", "--rules", "shanghaj", "--count", "1"], "did you mean 'shanghai'"),
+        (
+            ["generate", "--kind", "buy", "--rules", "eveleigh", "--rounds", "2", "--count", "1"],
+            "no buying in round 2",
+        ),
+        (["generate", "--kind", "discard", "--rounds", "9", "--count", "1"], "round 9 does not exist"),
+        (["generate", "--kind", "discard", "--rounds", "x", "--count", "1"], "--rounds"),
+        (["generate", "--kind", "discard", "--count", "0"], "at least 1"),
+        (["generate", "--kind", "discard", "--count", "-3"], "whole number"),
+        (["generate", "--kind", "discard", "--planted", "--count", "1"], "lay-down puzzles only"),
+        (["verify", "/no/such/file.jsonl"], "no such file"),
+        (["daily", "--date", "2026-02-30"], "YYYY-MM-DD"),
+        (["bank", "--scale", "0"], "--scale"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("puzzles: ") and message in err and err.count("\n") == 1 and "Traceback" not in err
 
 
-def test_a_broken_bank_file_is_named_with_its_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_broken_bank_file_is_named_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = tmp_path / "broken.jsonl"
     path.write_text('{"kind": "discard"}\n\nnot json\n')
     assert run(["verify", str(path)]) == 2
@@ -72,7 +91,8 @@ def test_a_broken_bank_file_is_named_with_its_line(tmp_path: Path, capsys: pytes
 
 
 def test_verify_passes_a_good_bank_and_fails_loudly_on_a_tampered_one(
-        small_bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small_bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert run(["verify", str(small_bank)]) == 0
     assert "4 puzzles verified, 0 failed" in capsys.readouterr().out
     puzzles = read_puzzles(small_bank)
@@ -112,13 +132,42 @@ def test_generate_writes_json_lines_that_verify(tmp_path: Path, capsys: pytest.C
     assert all(p.source == "planted" and p.round in (3, 7) for p in puzzles)
     assert all(verify(p) == [] for p in puzzles)
     out = tmp_path / "again.jsonl"
-    assert run(["generate", "--kind", "lay-down", "--planted", "--count", "2", "--rounds", "3,7", "--out", str(out)]) == 0
+    assert (
+        run(
+            [
+                "generate",
+                "--kind",
+                "lay-down",
+                "--planted",
+                "--count",
+                "2",
+                "--rounds",
+                "3,7",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     assert read_puzzles(out) == puzzles  # reproducible
 
 
 def test_the_console_script_exits_2_on_bad_input() -> None:
-    done = subprocess.run([sys.executable, "-c", "from puzzles.cli import main; raise SystemExit(main())",
-                           "generate", "--kind", "nope", "--count", "1"], capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from puzzles.cli import main; raise SystemExit(main())",
+            "generate",
+            "--kind",
+            "nope",
+            "--count",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
 
 

@@ -23,8 +23,17 @@ def bank(per_slot: dict[tuple[str, str], int], ratings: tuple[int, ...] = (1500,
     for (rules, kind), count in per_slot.items():
         for number in range(count):
             hand = tuple(CARDS[i] for i in range(16) if (number + 1) >> i & 1)
-            puzzles.append(Puzzle(kind=kind, rules=rules, round=1, players=4, moment="after-draw",
-                                  hand=hand, rating=ratings[number % len(ratings)]))
+            puzzles.append(
+                Puzzle(
+                    kind=kind,
+                    rules=rules,
+                    round=1,
+                    players=4,
+                    moment="after-draw",
+                    hand=hand,
+                    rating=ratings[number % len(ratings)],
+                )
+            )
     return puzzles
 
 
@@ -43,17 +52,23 @@ def test_progressive_most_days_the_other_presets_in_turn_and_the_kinds_mixed() -
     slots = [slot_of(day) for day in days]
     presets = Counter(name for name, _ in slots)
     assert presets["progressive"] == 6 * len(slots) // 7
-    assert set(presets) == {"progressive", *OTHER_PRESETS} and len(set(presets.values()) - {presets["progressive"]}) == 1
+    assert (
+        set(presets) == {"progressive", *OTHER_PRESETS}
+        and len(set(presets.values()) - {presets["progressive"]}) == 1
+    )
     for start in range(0, len(slots) - 3, 3):
-        assert {kind for _, kind in slots[start:start + 3]} == set(KINDS)
+        assert {kind for _, kind in slots[start : start + 3]} == set(KINDS)
     puzzles = daily_run(bank(EVERY_SLOT), days[0], days[-1])
     assert [(p.rules, p.kind) for p in puzzles] == slots
 
 
 @given(st.integers(0, 3000), st.integers(1, 12), st.integers(1, 12))
-def test_no_puzzle_repeats_until_its_slots_eligible_puzzles_are_used_up(start: int, progressive: int,
-                                                                        other: int) -> None:
-    sizes = {(name, kind): (progressive if name == "progressive" else other) for name in PRESETS for kind in KINDS}
+def test_no_puzzle_repeats_until_its_slots_eligible_puzzles_are_used_up(
+    start: int, progressive: int, other: int
+) -> None:
+    sizes = {
+        (name, kind): (progressive if name == "progressive" else other) for name in PRESETS for kind in KINDS
+    }
     puzzles = bank(sizes)
     first = EPOCH + timedelta(days=start)
     run = daily_run(puzzles, EPOCH, first + timedelta(days=200))
@@ -63,7 +78,7 @@ def test_no_puzzle_repeats_until_its_slots_eligible_puzzles_are_used_up(start: i
     for slot, ids in shown.items():
         size = sizes[slot]
         for block in range(0, len(ids), size):  # every pass shows each eligible puzzle once
-            part = ids[block:block + size]
+            part = ids[block : block + size]
             assert len(set(part)) == len(part)
             if len(part) == size:
                 assert len(set(part)) == size

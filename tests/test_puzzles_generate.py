@@ -8,38 +8,50 @@ import dataclasses
 
 import pytest
 
-from analyzer import parse_cards
+from analyzer import parse_cards, preset
 from puzzles.generate import derive, discard_criterion, generate, needs_buying
 from puzzles.model import Puzzle
 from puzzles.verify import position_of, verify
-from analyzer import preset
 
 
 def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:
     moment = "before-draw" if kind == "buy" else "after-draw"
-    return Puzzle(kind=kind, rules=rules, round=round_number, players=4, moment=moment, hand=parse_cards(hand),
-                  **fields)  # type: ignore[arg-type]
+    return Puzzle(
+        kind=kind, rules=rules, round=round_number, players=4, moment=moment, hand=parse_cards(hand), **fields
+    )  # type: ignore[arg-type]
 
 
-def row(card: str, away: int | None, outs: int, lays_down: bool = False, goes_out: bool = False) -> dict[str, object]:
-    return {"card": card, "cards_away": away, "unseen_outs": outs, "lays_down": lays_down, "goes_out": goes_out}
+def row(
+    card: str, away: int | None, outs: int, lays_down: bool = False, goes_out: bool = False
+) -> dict[str, object]:
+    return {
+        "card": card,
+        "cards_away": away,
+        "unseen_outs": outs,
+        "lays_down": lays_down,
+        "goes_out": goes_out,
+    }
 
 
-@pytest.mark.parametrize(("top", "runner", "criterion"), [
-    (row("KD", 0, 0, True, True), row("5C", 1, 4), "lays-down"),
-    (row("KD", 0, 0, True, True), row("QD", 0, 0, True, False), "goes-out"),
-    (row("KD", 0, 0, True, False), row("QD", 0, 0, True, False), None),  # both lay down: points only
-    (row("KD", 1, 4), row("5C", 2, 20), "cards-away"),
-    (row("KD", 1, 4), row("5C", None, 0), "cards-away"),
-    (row("KD", 2, 12), row("5C", 2, 9), "outs"),  # 3 more
-    (row("KD", 2, 11), row("5C", 2, 9), None),  # 2 more: not clear
-    (row("KD", 2, 25), row("5C", 2, 20), "outs"),  # 25% of 20
-    (row("KD", 2, 24), row("5C", 2, 20), None),
-    (row("KD", 2, 9), row("QD", 2, 9), None),  # a tie with the runner-up
-    (row("KD", None, 0), row("QD", None, 0), None),
-])
-def test_a_discard_puzzle_needs_a_clear_margin_over_the_runner_up(top: dict, runner: dict,
-                                                                  criterion: str | None) -> None:
+@pytest.mark.parametrize(
+    ("top", "runner", "criterion"),
+    [
+        (row("KD", 0, 0, True, True), row("5C", 1, 4), "lays-down"),
+        (row("KD", 0, 0, True, True), row("QD", 0, 0, True, False), "goes-out"),
+        (row("KD", 0, 0, True, False), row("QD", 0, 0, True, False), None),  # both lay down: points only
+        (row("KD", 1, 4), row("5C", 2, 20), "cards-away"),
+        (row("KD", 1, 4), row("5C", None, 0), "cards-away"),
+        (row("KD", 2, 12), row("5C", 2, 9), "outs"),  # 3 more
+        (row("KD", 2, 11), row("5C", 2, 9), None),  # 2 more: not clear
+        (row("KD", 2, 25), row("5C", 2, 20), "outs"),  # 25% of 20
+        (row("KD", 2, 24), row("5C", 2, 20), None),
+        (row("KD", 2, 9), row("QD", 2, 9), None),  # a tie with the runner-up
+        (row("KD", None, 0), row("QD", None, 0), None),
+    ],
+)
+def test_a_discard_puzzle_needs_a_clear_margin_over_the_runner_up(
+    top: dict, runner: dict, criterion: str | None
+) -> None:
     assert discard_criterion(top, runner) == criterion
 
 
@@ -79,8 +91,11 @@ def test_generation_from_play_is_a_pure_function_of_its_arguments() -> None:
 
 
 def test_planted_positions_say_so() -> None:
-    planted = [p for p in (generate("lay-down", "progressive", 1 + s % 7, s, source="planted") for s in range(12))
-               if p is not None]
+    planted = [
+        p
+        for p in (generate("lay-down", "progressive", 1 + s % 7, s, source="planted") for s in range(12))
+        if p is not None
+    ]
     assert planted and all(p.source == "planted" for p in planted)
     with pytest.raises(ValueError, match="lay-down"):
         generate("discard", "progressive", 1, 0, source="planted")
@@ -93,8 +108,10 @@ def test_verify_names_every_difference() -> None:
     assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("go-out",))))
     assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
     assert any("margin" in p for p in verify(dataclasses.replace(puzzle, margin={"hasty_failures": 1})))
-    obvious = dataclasses.replace(puzzle.solution, melds=puzzle.analysis["hasty"] and (
-        puzzle.solution.melds[0], puzzle.solution.melds[0]))  # type: ignore[union-attr]
+    obvious = dataclasses.replace(
+        puzzle.solution,
+        melds=puzzle.analysis["hasty"] and (puzzle.solution.melds[0], puzzle.solution.melds[0]),
+    )  # type: ignore[union-attr]
     assert any("stored best play" in p for p in verify(dataclasses.replace(puzzle, solution=obvious)))
     discard = derive(position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD"))
     assert discard is not None
@@ -116,7 +133,9 @@ def test_a_buy_puzzle_is_accepted_only_with_the_same_verdict_under_a_second_seed
     assert puzzle is not None and puzzle.answers in (("buy",), ("pass",))
     margin = puzzle.margin
     assert margin["second"]["verdict"] == margin["verdict"] == puzzle.answers[0]
-    assert margin["second"]["rollouts"] == 2 * puzzle.analysis["verdict"]["rollouts"] or \
-        puzzle.analysis["verdict"]["rollouts"] < 120  # settled early
+    assert (
+        margin["second"]["rollouts"] == 2 * puzzle.analysis["verdict"]["rollouts"]
+        or puzzle.analysis["verdict"]["rollouts"] < 120
+    )  # settled early
     clear = abs(margin["difference"]) - margin["margin"]
     assert margin["std_error"] is None or clear >= 3 * margin["std_error"] - 0.02

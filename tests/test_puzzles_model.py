@@ -16,15 +16,25 @@ from puzzles.model import KINDS, MOMENTS, SOURCES, LayDownAnswer, Puzzle, Puzzle
 from tests.strategies import hands
 
 cards = st.lists(st.sampled_from(parse_cards("AS 2C 7H 10D JC QS KH JK")), max_size=6).map(tuple)
-melds = st.builds(lambda kind, picked: PlacedMeld(kind, picked, tuple(reversed(picked))),
-                  st.sampled_from(list(MeldKind)), cards.filter(bool))
+melds = st.builds(
+    lambda kind, picked: PlacedMeld(kind, picked, tuple(reversed(picked))),
+    st.sampled_from(list(MeldKind)),
+    cards.filter(bool),
+)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.text(max_size=8)
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.text(max_size=8)
     | st.floats(allow_nan=False, allow_infinity=False, width=32),
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3),
-    max_leaves=8)
+    max_leaves=8,
+)
 answers = st.just(LayDownAnswer(cannot=True)) | st.builds(
-    LayDownAnswer, st.lists(melds, max_size=3).map(tuple), st.none() | st.sampled_from(parse_cards("KD 5C JK")))
+    LayDownAnswer,
+    st.lists(melds, max_size=3).map(tuple),
+    st.none() | st.sampled_from(parse_cards("KD 5C JK")),
+)
 
 
 @st.composite
@@ -45,8 +55,9 @@ def puzzles(draw: st.DrawFn) -> Puzzle:
         turn=draw(st.integers(1, 40)),
         buys_used=draw(st.integers(0, 5)),
         bought_last=draw(st.booleans()),
-        answers=tuple(draw(st.lists(st.sampled_from(["buy", "pass", "cannot", "lay-down", "KD", "10H"]),
-                                    max_size=3))),
+        answers=tuple(
+            draw(st.lists(st.sampled_from(["buy", "pass", "cannot", "lay-down", "KD", "10H"]), max_size=3))
+        ),
         best_points=draw(st.none() | st.integers(0, 300)),
         solution=draw(st.none() | answers),
         margin=draw(st.dictionaries(st.text(max_size=6), json_values, max_size=4)),
@@ -68,8 +79,9 @@ def _normal(value: Any) -> Any:
 def test_to_dict_and_from_dict_round_trip_through_json(puzzle: Puzzle) -> None:
     text = json.dumps(puzzle.to_dict())
     again = Puzzle.from_dict(json.loads(text))
-    expected = dataclasses.replace(puzzle, margin=_normal(dict(puzzle.margin)),
-                                   analysis=_normal(dict(puzzle.analysis)))
+    expected = dataclasses.replace(
+        puzzle, margin=_normal(dict(puzzle.margin)), analysis=_normal(dict(puzzle.analysis))
+    )
     assert again == expected
     assert again.analysis == expected.analysis  # analysis does not take part in ==
     assert again.id == puzzle.id and json.dumps(again.to_dict()) == text
@@ -91,20 +103,30 @@ def test_the_id_follows_the_position(puzzle: Puzzle, field: str) -> None:
     assert derived.id == puzzle.id
 
 
-GOOD = Puzzle(kind="discard", rules="progressive", round=1, players=4, moment="after-draw",
-              hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD",)).to_dict()
+GOOD = Puzzle(
+    kind="discard",
+    rules="progressive",
+    round=1,
+    players=4,
+    moment="after-draw",
+    hand=parse_cards("5C 5D 9H 9S KD 2C 3H"),
+    answers=("KD",),
+).to_dict()
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"kind": "chess"}, "kind must be one of"),
-    ({"hand": ["5C", "ZZ"]}, "hand: unknown card .ZZ."),
-    ({"hand": "5C 5D"}, "hand must be a list"),
-    ({"round": "1"}, "round must be a whole number"),
-    ({"id": "000000000000"}, "does not match its position"),
-    ({"table": [[{"kind": "run", "cards": ["5C"], "as": ["5C"]}], {}]}, "table must be a list"),
-    ({"solution": {"melds": [{"kind": "blob", "cards": []}]}}, "meld kind must be one of"),
-    ({"bought_last": 1}, "bought_last must be true or false"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"kind": "chess"}, "kind must be one of"),
+        ({"hand": ["5C", "ZZ"]}, "hand: unknown card .ZZ."),
+        ({"hand": "5C 5D"}, "hand must be a list"),
+        ({"round": "1"}, "round must be a whole number"),
+        ({"id": "000000000000"}, "does not match its position"),
+        ({"table": [[{"kind": "run", "cards": ["5C"], "as": ["5C"]}], {}]}, "table must be a list"),
+        ({"solution": {"melds": [{"kind": "blob", "cards": []}]}}, "meld kind must be one of"),
+        ({"bought_last": 1}, "bought_last must be true or false"),
+    ],
+)
 def test_bad_puzzle_data_is_refused_with_a_message(change: dict[str, Any], message: str) -> None:
     with pytest.raises(PuzzleError, match=message):
         Puzzle.from_dict({**GOOD, **change})

@@ -20,8 +20,15 @@ from puzzles.themes import THEMES, tag
 
 @functools.cache
 def derived(kind: str, rules: str, round_number: int, hand: str) -> Puzzle:
-    position = Puzzle(kind=kind, rules=rules, round=round_number, players=4, moment="after-draw",
-                      hand=parse_cards(hand), source="planted")
+    position = Puzzle(
+        kind=kind,
+        rules=rules,
+        round=round_number,
+        players=4,
+        moment="after-draw",
+        hand=parse_cards(hand),
+        source="planted",
+    )
     puzzle = derive(position)
     assert puzzle is not None, f"{hand} in {rules} round {round_number} is no longer a clear {kind} puzzle"
     return puzzle
@@ -72,10 +79,21 @@ def discard_keeps_joker() -> Puzzle:
 
 
 def buy(answer: str, away: int, with_card: int, needs_buying: bool = False) -> Puzzle:
-    position = Puzzle(kind="buy", rules="progressive", round=2, players=4, moment="before-draw",
-                      hand=parse_cards("7H 8H 10H 5C 5D 5S KC"), offered=parse_cards("9H")[0], turn=2)
-    return dataclasses.replace(position, answers=(answer,), analysis={
-        "cards_away": away, "cards_away_with_card": with_card, "needs_buying": needs_buying})
+    position = Puzzle(
+        kind="buy",
+        rules="progressive",
+        round=2,
+        players=4,
+        moment="before-draw",
+        hand=parse_cards("7H 8H 10H 5C 5D 5S KC"),
+        offered=parse_cards("9H")[0],
+        turn=2,
+    )
+    return dataclasses.replace(
+        position,
+        answers=(answer,),
+        analysis={"cards_away": away, "cards_away_with_card": with_card, "needs_buying": needs_buying},
+    )
 
 
 CASES = {  # theme: (a puzzle it tags, a puzzle it does not)
