@@ -32,9 +32,11 @@ _HOMES = {
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
-    "analyzer.rules": ("PRESETS", "MeldKind", "MeldSpec", "Rules", "RulesError", "check_rules", "load_rules",
-                       "preset"),
-    "analyzer.turn": ("Moment", "TurnPlay"),
+    "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
+                       "check_rules", "load_rules", "preset"),
+    "analyzer.simulate": ("Event", "EventKind", "Policy", "Position", "SimulatedPlayer", "Table"),
+    "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn"),
+    "analyzer.validate": ("validate_lay_down",),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
@@ -47,7 +49,10 @@ __all__ = [
     "BuyOption",
     "Card",
     "CardError",
+    "ContractMode",
     "DiscardRow",
+    "Event",
+    "EventKind",
     "HandError",
     "LayDown",
     "MeldKind",
@@ -56,19 +61,27 @@ __all__ = [
     "OptionError",
     "Out",
     "PlacedMeld",
+    "Policy",
+    "Position",
     "Rank",
     "Rules",
     "RulesError",
+    "SameSuitRuns",
+    "SimulatedPlayer",
     "Suit",
+    "Table",
     "TurnPlay",
     "Verdict",
     "advise",
     "analyze",
     "check_rules",
+    "hand_sizes",
     "load_rules",
     "parse_cards",
+    "place_in_turn",
     "preset",
     "read_hand",
+    "validate_lay_down",
 ]
 
 if TYPE_CHECKING:
@@ -79,8 +92,21 @@ if TYPE_CHECKING:
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.hand import HandError, read_hand
     from analyzer.result import LayDown, PlacedMeld
-    from analyzer.rules import PRESETS, MeldKind, MeldSpec, Rules, RulesError, check_rules, load_rules, preset
-    from analyzer.turn import Moment, TurnPlay
+    from analyzer.rules import (
+        PRESETS,
+        ContractMode,
+        MeldKind,
+        MeldSpec,
+        Rules,
+        RulesError,
+        SameSuitRuns,
+        check_rules,
+        load_rules,
+        preset,
+    )
+    from analyzer.simulate import Event, EventKind, Policy, Position, SimulatedPlayer, Table
+    from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn
+    from analyzer.validate import validate_lay_down
 
 
 def __getattr__(name: str) -> Any:

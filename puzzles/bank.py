@@ -1,0 +1,163 @@
+"""The puzzle bank: JSON lines (gzip-compressed, ``.jsonl.gz``), one shard per preset and kind,
+shipped in the package (``puzzles/bank/``), and the fixed plan that builds it.
+
+The plan is reproducible: shard ``<preset>-<kind>`` holds the first accepted puzzles of attempts
+0, 1, 2, ... where attempt ``i`` asks ``generate(kind, preset, rounds[i % len(rounds)], i)``
+(``source="planted"`` for lay-down's planted part, a fifth of its target). A shard that stops
+short is resumed from its last attempt, so building the bank in several sittings gives the same
+bank as one.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from analyzer import PRESETS, preset
+from puzzles.model import KINDS, Puzzle, PuzzleError
+
+BANK_DIR = Path(__file__).with_name("bank")
+FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER
+FULL_OTHER = 40
+PLANTED_SHARE = 5  # lay-down shards: one puzzle in this many is planted (at most a quarter)
+MAX_LINE = 1 << 20
+
+
+class BankError(ValueError):
+    """A bank file that cannot be read: not found, not JSON lines, a bad puzzle (with its line)."""
+
+
+def read_puzzles(path: str | os.PathLike[str]) -> list[Puzzle]:
+    """The puzzles of one JSON-lines file (gzip-compressed when it ends in ``.gz``; ``-`` is
+    standard input is not supported here: name a file)."""
+    name = str(path)
+    try:
+        raw = Path(name).read_bytes()
+    except FileNotFoundError:
+        raise BankError(f"{name}: no such file") from None
+    except IsADirectoryError:
+        raise BankError(f"{name}: a directory, not a puzzle file") from None
+    except OSError as error:
+        raise BankError(f"{name}: {error.strerror or error}") from None
+    if name.endswith(".gz"):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as error:
+            raise BankError(f"{name}: not a gzip file ({error})") from None
+    try:
+        text = raw.decode()
+    except UnicodeDecodeError:
+        raise BankError(f"{name}: not UTF-8 text") from None
+    puzzles = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            puzzles.append(Puzzle.from_dict(json.loads(line)))
+        except json.JSONDecodeError as error:
+            raise BankError(f"{name}: line {number}: not JSON ({error.msg})") from None
+        except PuzzleError as error:
+            raise BankError(f"{name}: line {number}: {error}") from None
+        except (RecursionError, ValueError, TypeError) as error:
+            raise BankError(f"{name}: line {number}: {error}") from None
+    return puzzles
+
+
+def write_puzzles(path: str | os.PathLike[str], puzzles: Iterable[Puzzle]) -> None:
+    """Write JSON lines, gzip-compressed (reproducibly: no name or time in the header) when the
+    name ends in ``.gz``."""
+    text = "".join(json.dumps(puzzle.to_dict(), separators=(",", ":")) + "\n" for puzzle in puzzles)
+    data = text.encode()
+    if str(path).endswith(".gz"):
+        buffer = io.BytesIO()
+        with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, mtime=0, compresslevel=9) as packed:
+            packed.write(data)
+        data = buffer.getvalue()
+    temporary = Path(f"{path}.tmp")
+    temporary.write_bytes(data)
+    temporary.replace(path)
+
+
+def bank_files(directory: str | os.PathLike[str] = BANK_DIR) -> list[Path]:
+    return sorted(Path(directory).glob("*.jsonl*"))
+
+
+def load_bank(directory: str | os.PathLike[str] = BANK_DIR) -> list[Puzzle]:
+    """Every puzzle of the bank, shard by shard in name order."""
+    return [puzzle for path in bank_files(directory) for puzzle in read_puzzles(path)]
+
+
+# ---- the plan --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One file of the bank: puzzles of one kind and preset, from play and (lay-down) planted."""
+
+    rules: str
+    kind: str
+    target: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.rules}-{self.kind}.jsonl.gz"
+
+    def rounds(self) -> tuple[int, ...]:
+        rules = preset(self.rules)
+        numbers = range(1, len(rules.rounds) + 1)
+        if self.kind == "buy":
+            return tuple(n for n in numbers if rules.buys_in(n) != 0)
+        return tuple(numbers)
+
+    def parts(self) -> tuple[tuple[str, int], ...]:
+        """(source, count): a fifth of a lay-down shard is planted."""
+        if self.kind != "lay-down":
+            return (("play", self.target),)
+        planted = self.target // PLANTED_SHARE
+        return (("play", self.target - planted), ("planted", planted))
+
+
+def plan(
+    scale: float = 1.0, presets: Sequence[str] | None = None, kinds: Sequence[str] = KINDS
+) -> list[Shard]:
+    """The bank's shards: ``progressive`` 300 of each kind, every other preset 40 (times ``scale``)."""
+    names = list(presets) if presets else sorted(PRESETS, key=lambda name: (name != "progressive", name))
+    shards = []
+    for name in names:
+        for kind in kinds:
+            target = max(1, round(FULL_TARGETS.get(name, FULL_OTHER) * scale))
+            shard = Shard(name, kind, target)
+            if shard.rounds():
+                shards.append(shard)
+    return shards
+
+
+Generate = Callable[[str, str, Sequence[int], str, int, int], Iterator[Puzzle]]
+
+
+def build_shard(
+    shard: Shard, directory: Path, generate_many: Generate, report: Callable[[str], None] = lambda text: None
+) -> list[Puzzle]:
+    """Bring one shard up to its target, resuming where its file stops; returns its puzzles."""
+    path = directory / shard.name
+    have = read_puzzles(path) if path.exists() else []
+    result = list(have)
+    for source, count in shard.parts():
+        mine = [puzzle for puzzle in have if puzzle.source == source]
+        if len(mine) >= count:
+            continue
+        start = max((puzzle.seed for puzzle in mine), default=-1) + 1
+        for puzzle in generate_many(
+            shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)
+        ):
+            result.append(puzzle)
+            write_puzzles(path, result)
+            report(f"{shard.name}: {sum(p.source == source for p in result)}/{count} {source}")
+    if not path.exists():
+        write_puzzles(path, result)
+    return result

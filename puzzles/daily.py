@@ -1,0 +1,110 @@
+"""The daily puzzle: a pure rule from the bank and the calendar date, the same on every machine.
+
+- **The day's slot.** Days count from ``EPOCH``. Six days of seven are ``progressive``; the
+  seventh takes the other presets in turn (in name order), one per week. The kind cycles
+  lay-down, discard, buy day by day. A slot with no eligible puzzle falls back to the next kind,
+  then to ``progressive``.
+- **Eligible**: puzzles of mid difficulty, rated within ``BAND`` (when a slot has none there,
+  every puzzle of the slot is eligible).
+- **No repeats**: each slot's eligible puzzles are put in a fixed shuffled order (seeded by the
+  slot's name and the pass through them); the slot's *n*-th day takes the *n*-th puzzle of that
+  order. A puzzle comes back only after every eligible puzzle of its slot has been shown, and
+  slots share no puzzle, so nothing repeats until the eligible ones are used up.
+
+    >>> from datetime import date
+    >>> slot_of(date(2026, 1, 1)), slot_of(date(2026, 1, 7))
+    (('progressive', 'lay-down'), ('contract', 'lay-down'))
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from datetime import date
+
+from analyzer import PRESETS
+from puzzles.model import KINDS, Puzzle
+
+EPOCH = date(2026, 1, 1)
+BAND = (1250, 1750)  # mid difficulty, on the rating scale
+WEEK = 7
+OTHER_PRESETS = tuple(sorted(name for name in PRESETS if name != "progressive"))
+
+
+class DailyError(ValueError):
+    """No daily puzzle for that date: before the epoch, or an empty bank."""
+
+
+def slot_of(day: date) -> tuple[str, str]:
+    """The preset and kind the date asks for, before any fallback."""
+    index = _index(day)
+    kind = KINDS[index % len(KINDS)]
+    if index % WEEK != WEEK - 1:
+        return "progressive", kind
+    return OTHER_PRESETS[(index // WEEK) % len(OTHER_PRESETS)], kind
+
+
+def eligible(bank: Sequence[Puzzle]) -> dict[tuple[str, str], list[Puzzle]]:
+    """The eligible puzzles of each (preset, kind) slot, in id order."""
+    slots: dict[tuple[str, str], list[Puzzle]] = {}
+    for puzzle in bank:
+        slots.setdefault((puzzle.rules, puzzle.kind), []).append(puzzle)
+    chosen = {}
+    for slot, puzzles in slots.items():
+        unique = {puzzle.id: puzzle for puzzle in puzzles}
+        mid = [p for p in unique.values() if BAND[0] <= p.rating <= BAND[1]]
+        chosen[slot] = sorted(mid or unique.values(), key=lambda puzzle: puzzle.id)
+    return chosen
+
+
+def daily(bank: Sequence[Puzzle], day: date) -> Puzzle:
+    """The puzzle of ``day``."""
+    return daily_run(bank, day, day)[0]
+
+
+def daily_run(bank: Sequence[Puzzle], first: date, last: date) -> list[Puzzle]:
+    """The puzzles of every day from ``first`` to ``last``, inclusive (cheaper than day by day:
+    the count of earlier days per slot is carried along)."""
+    slots = eligible(bank)
+    if not slots:
+        raise DailyError("the bank has no puzzles")
+    _index(first)
+    used: dict[tuple[str, str], int] = {}
+    found = []
+    for index in range(_index(last) + 1):
+        slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
+        count = used.get(slot, 0)
+        used[slot] = count + 1
+        if index >= _index(first):
+            found.append(_pick(slots[slot], slot, count))
+    return found
+
+
+def _index(day: date) -> int:
+    if not isinstance(day, date):
+        raise TypeError(f"a daily puzzle is asked for a date, not {type(day).__name__}")
+    index = day.toordinal() - EPOCH.toordinal()
+    if index < 0:
+        raise DailyError(f"daily puzzles start on {EPOCH.isoformat()}, not {day.isoformat()}")
+    return index
+
+
+def _resolve(slot: tuple[str, str], slots: dict[tuple[str, str], list[Puzzle]]) -> tuple[str, str]:
+    """The slot itself when it has puzzles, else the next kind of its preset, else progressive's,
+    else the first slot in name order."""
+    name, kind = slot
+    start = KINDS.index(kind)
+    for preset_name in (name, "progressive"):
+        for step in range(len(KINDS)):
+            candidate = (preset_name, KINDS[(start + step) % len(KINDS)])
+            if candidate in slots:
+                return candidate
+    return min(slots)
+
+
+def _pick(puzzles: Sequence[Puzzle], slot: tuple[str, str], count: int) -> Puzzle:
+    """The ``count``-th puzzle of the slot's order: pass ``count // len`` shuffles them afresh."""
+    rounds, place = divmod(count, len(puzzles))
+    order = list(puzzles)
+    random.Random(f"daily/{slot[0]}/{slot[1]}/{rounds}").shuffle(order)
+    return order[place]

@@ -1,0 +1,615 @@
+"""Puzzles from play: deal a real table, play the round forward, stop at a decision worth asking.
+
+``generate(kind, rules, round, seed)`` is a pure function: the seed fixes the table (player
+count, shuffle) and everything after it, so seed ranges are reproducible, resumable shards.
+``derive(position)`` turns a position into a puzzle, or rejects it (None): it computes the
+accepted answers with the analyser's public API, keeps only clear puzzles (issue 9, section 3),
+tags the themes and rates the difficulty. ``puzzles verify`` calls the same ``derive`` on a
+stored position and compares.
+
+Positions come from a ``Table`` of ``SimulatedPlayer``s (``analyzer.simulate``): every turn of
+every seat that has not laid down is a candidate, from a seeded turn on:
+
+- **lay-down**: the seat in turn, after its draw (the face-up card when its policy takes it,
+  else the top of the stock), when it can lay down or looks ready (it could under the loose rules
+  a hasty player reads) but cannot;
+- **discard**: the seat in turn after its draw, not laid down;
+- **buy**: the face-up discard the seat in turn declines, offered to the next seat (first in
+  buying priority), when the rules let it buy and the card is one of its outs.
+
+``source="planted"`` builds a lay-down hand instead ("plant the contract and disturb it"): the
+contract's melds dealt from the real deck, often in one suit, a card swapped for a joker, the
+rest at random. Planted puzzles say so, and the bank keeps them to at most a quarter.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from analyzer import (
+    Card,
+    LayDown,
+    MeldKind,
+    Moment,
+    Rank,
+    Rules,
+    SimulatedPlayer,
+    Suit,
+    Table,
+    advise,
+    analyze,
+    preset,
+)
+from puzzles.check import play_problems
+from puzzles.hasty import STRATEGIES, hasty_play, loose_rules
+from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
+from puzzles.themes import tag
+
+GENERATOR = "puzzles-1"
+TIME_LIMIT = 10.0  # per solver call; real hands take milliseconds, and an unproven answer is rejected
+MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
+DISCARD_LOOKS = 10  # discard positions looked at per table (each costs a discard table)
+BUY_LOOKS = 3  # buy verdicts computed per table (each costs two verdicts, seconds)
+BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
+BUY_SEEDS = (0, 1)
+OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
+
+
+class GenerationError(RuntimeError):
+    """The analyser contradicts itself on a position (its solver and its validator disagree)."""
+
+
+# ---- the entry point ---------------------------------------------------------------------------------
+
+
+def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str = "play") -> Puzzle | None:
+    """The puzzle of ``kind`` this seed gives for the round of the preset ``rules``, or None when
+    the seed's table reaches no clear one."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
+    rule_set = preset(rules)
+    rule_set.round(round_number)
+    rng = random.Random(f"{GENERATOR}/{kind}/{rule_set.name}/{round_number}/{seed}/{source}")
+    players = rng.choice(table_sizes(rule_set))
+    if source == "planted":
+        if kind != "lay-down":
+            raise ValueError("only lay-down puzzles are planted")
+        return _planted(rule_set, round_number, players, rng, seed)
+    if source != "play":
+        raise ValueError(f"a puzzle comes from 'play' or is 'planted', not {source!r}")
+    if kind == "buy" and rule_set.buys_in(round_number) == 0:
+        return None
+    table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), time_limit=TIME_LIMIT)
+    start = rng.randrange(2 * players)  # the first table turn whose positions count
+    looks = 0
+    while not table.finished:
+        if table.turn >= start:
+            position = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
+            if position is not None and _worth_a_look(position):
+                position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
+                looks += 1
+                puzzle = derive(position)
+                if puzzle is not None:
+                    return puzzle
+                if looks >= {"lay-down": 1000, "discard": DISCARD_LOOKS, "buy": BUY_LOOKS}[kind]:
+                    return None
+        table.play_turn()
+    return None
+
+
+def table_sizes(rules: Rules) -> list[int]:
+    """The player counts from 3 to 5 the rule set deals for (all of its counts if none)."""
+    sizes = [
+        n
+        for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        if any(deck.min_players <= n <= deck.max_players for deck in rules.decks)
+    ]
+    return sizes or [deck.min_players for deck in rules.decks]
+
+
+# ---- positions at the table --------------------------------------------------------------------------
+
+
+def _turn_position(table: Table, kind: str) -> Puzzle | None:
+    """The seat in turn after its draw, when it has not laid down."""
+    seat = table.current
+    if table.melds[seat]:
+        return None
+    pile = list(table.discards)
+    view = table.view(seat)
+    policy = table.policies[seat]
+    if kind == "lay-down" and isinstance(policy, SimulatedPlayer):
+        # The player's own plan (memoised, the table asked it already): a hand more than two
+        # cards away before its draw can neither lay down after it nor look ready.
+        away = policy.start(view.hand).away
+        if away is not None and away > 2:
+            return None
+    if kind == "discard" and isinstance(policy, SimulatedPlayer):
+        # Two cards the plan does not use tie on cards away and outs nearly always (the table
+        # ranks them by points only): no clear answer, so no costly discard table.
+        state = policy.start(view.hand)
+        junk = {card for card in state.unused if not table.rules.is_wild(card)}
+        if len(junk) >= 2:
+            return None
+    if pile and table.offer_open and policy.wants_discard(view, pile[-1]):
+        drawn = pile.pop()
+    elif table.stock:
+        drawn = table.stock[-1]
+    else:
+        return None
+    return Puzzle(
+        kind=kind,
+        rules=table.rules.name,
+        round=table.round_number,
+        players=table.players,
+        moment="after-draw",
+        hand=_sorted(view.hand + (drawn,)),
+        discard_pile=tuple(pile),
+        table=tuple(tuple(melds) for melds in table.melds),
+        seat=seat,
+        turn=table.turns[seat] + 1,
+        buys_used=table.buys_used[seat],
+        bought_last=table.last_buyer == seat,
+    )
+
+
+def _buy_position(table: Table) -> Puzzle | None:
+    """The face-up card the seat in turn declines, offered to the next seat."""
+    if not (table.discards and table.offer_open) or table.players < 3:
+        return None
+    in_turn = table.current
+    card = table.discards[-1]
+    if table.policies[in_turn].wants_discard(table.view(in_turn), card):
+        return None
+    seat = (in_turn + 1) % table.players
+    if table.melds[seat] or not table.may_buy(seat):
+        return None
+    return Puzzle(
+        kind="buy",
+        rules=table.rules.name,
+        round=table.round_number,
+        players=table.players,
+        moment="before-draw",
+        hand=_sorted(table.hands[seat]),
+        discard_pile=tuple(table.discards[:-1]),
+        table=tuple(tuple(melds) for melds in table.melds),
+        seat=seat,
+        offered=card,
+        turn=table.turns[seat] + 1,
+        buys_used=table.buys_used[seat],
+        bought_last=table.last_buyer == seat,
+    )
+
+
+def _worth_a_look(position: Puzzle) -> bool:
+    """A cheap filter before the costly analysis: a buy only of one of the hand's outs."""
+    if position.kind != "buy":
+        return True
+    advice = advise(
+        position.hand,
+        position.rules,
+        position.round,
+        position.players,
+        seen=position.seen,
+        moment="before-draw",
+        time_limit=TIME_LIMIT,
+    )
+    return any(out.card == position.offered for out in advice.outs)
+
+
+def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, seed: int) -> Puzzle | None:
+    """Plant the contract and disturb it: its melds from the real deck (runs often of one suit,
+    end to end), now and then a card swapped for a joker, the rest of the after-draw hand at
+    random."""
+    deck = rules.deck_for(players)
+    pool = _deck(deck.decks, deck.jokers)
+    one_suit = rng.random() < 0.6
+    suit = rng.choice(_SUITS)
+    next_low = rng.randint(1, 8)
+    hand: list[Card] = []
+    for spec in rules.round(round_number).contract:
+        if spec.kind == MeldKind.RUN:
+            if one_suit and next_low + spec.size <= 15:
+                # Runs of one suit end to end: a hasty player lays them touching.
+                run_suit, low = suit, next_low
+                next_low = low + spec.size
+            else:
+                run_suit, low = rng.choice(_SUITS), rng.randint(1, 15 - spec.size)
+            wanted = [_position_card(p, run_suit) for p in range(low, low + spec.size)]
+        else:
+            rank = rng.choice(_RANKS)
+            wanted = [Card(rank, rng.choice(_SUITS)) for _ in range(spec.size)]
+        for card in wanted:
+            if pool[card] > 0:
+                pool[card] -= 1
+                hand.append(card)
+    size = rules.round(round_number).deal + 1
+    if pool[_JOKER] > 0 and hand and rng.random() < 0.6:
+        hand[rng.randrange(len(hand))] = _JOKER
+        pool[_JOKER] -= 1
+    rest = list(pool.elements())
+    rng.shuffle(rest)
+    while len(hand) < size and rest:
+        hand.append(rest.pop())
+    hand = hand[:size]
+    if Counter(hand)[_JOKER] > deck.jokers:
+        return None
+    position = Puzzle(
+        kind="lay-down",
+        rules=rules.name,
+        round=round_number,
+        players=players,
+        moment="after-draw",
+        hand=_sorted(hand),
+        source="planted",
+        seed=seed,
+        generator=GENERATOR,
+    )
+    return derive(position)
+
+
+# ---- from a position to a puzzle ---------------------------------------------------------------------
+
+
+def derive(position: Puzzle) -> Puzzle | None:
+    """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
+    when it is not clear enough to ask."""
+    derived = {"lay-down": _lay_down, "discard": _discard, "buy": _buy}[position.kind](position)
+    if derived is None:
+        return None
+    puzzle = derived
+    puzzle = dataclasses.replace(puzzle, themes=tag(puzzle))
+    return dataclasses.replace(puzzle, rating=difficulty(puzzle))
+
+
+def _lay_down(position: Puzzle) -> Puzzle | None:
+    """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
+    "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
+    and cannot, and a hasty player would lay down anyway."""
+    rules = preset(position.rules)
+    hasty_plays = {
+        strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
+    }
+    if not rules.round(position.round).go_out:
+        # One plain solve first: most hands at the table can neither lay down nor look ready.
+        plain = analyze(
+            position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
+        )
+        if not plain.can_lay_down and all(play.cannot for play in hasty_plays.values()):
+            return None
+    best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
+    if not best.proven_optimal:
+        return None
+    best_points = best.points_after_discard if best.can_lay_down else None
+    solution = LayDownAnswer(best.melds, best.discard) if best.can_lay_down else LayDownAnswer(cannot=True)
+    if best.can_lay_down:
+        problems, points = play_problems(position.hand, rules, position.round, solution)
+        if problems or points != best_points:
+            raise GenerationError(
+                f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
+                f"{position.round} fails the validator: {problems or points}"
+            )
+    hasty = [
+        _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
+    ]
+    failures = sum(outcome["fails"] for outcome in hasty)
+    if best.can_lay_down and failures == 0:
+        return None
+    if not best.can_lay_down and all(outcome["cannot"] for outcome in hasty):
+        return None
+    looks_ready = (
+        best.can_lay_down
+        or analyze(
+            position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
+        ).can_lay_down
+    )
+    if not looks_ready:
+        return None
+    margin = {
+        "proven_optimal": True,
+        "hasty_failures": failures,
+        "hasty_players": len(hasty),
+        "looks_ready": looks_ready,
+    }
+    analysis = {"best": _best_dict(best), "hasty": hasty, "reason": _lay_down_reason(best, hasty)}
+    return dataclasses.replace(
+        position,
+        answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
+        best_points=best_points,
+        solution=solution,
+        margin=margin,
+        analysis=analysis,
+    )
+
+
+# Each loose reading of the rules a hasty play may rely on, as the rule change that forgives it.
+RELAXATIONS: dict[str, dict[str, Any]] = {
+    "same-suit-runs": {"same_suit_runs": loose_rules(preset("progressive")).same_suit_runs},
+    "ace": {"ace_low": True, "ace_high": True},
+    "wilds-per-meld": {"max_wilds_per_meld": None, "wilds_may_outnumber_naturals": True},
+    "distinct-set-ranks": {"distinct_set_ranks": False},
+    "discard-to-go-out": {"discard_to_go_out": "optional"},
+    "go-out-round": {},  # the round's go_out flag, set below
+}
+
+
+def _hasty_outcome(
+    position: Puzzle, rules: Rules, strategy: str, play: LayDownAnswer, best_points: int | None
+) -> dict[str, Any]:
+    if play.cannot:
+        return {
+            "strategy": strategy,
+            "cannot": True,
+            "fails": best_points is not None,
+            "problems": [],
+            "points": None,
+            "broken": [],
+        }
+    problems, points = play_problems(position.hand, rules, position.round, play)
+    if best_points is None and not problems:
+        raise GenerationError(
+            f"the validator accepts the {strategy} play of {_tokens(position.hand)} in "
+            f"{rules.name} round {position.round}, but the solver says it cannot lay down"
+        )
+    broken = []
+    for name, change in RELAXATIONS.items():
+        if name == "go-out-round":
+            if not rules.round(position.round).go_out:
+                continue
+            loose = dataclasses.replace(
+                rules,
+                discard_to_go_out="optional",
+                rounds=tuple(dataclasses.replace(rule, go_out=False) for rule in rules.rounds),
+            )
+        else:
+            loose = dataclasses.replace(rules, **change)
+        if problems and len(play_problems(position.hand, loose, position.round, play)[0]) < len(problems):
+            broken.append(name)
+    fails = bool(problems) or best_points is None or (points is not None and points > best_points)
+    return {
+        "strategy": strategy,
+        "cannot": False,
+        "fails": fails,
+        "play": play.to_dict(),
+        "problems": problems,
+        "points": points,
+        "broken": broken,
+    }
+
+
+def _best_dict(best: LayDown) -> dict[str, Any]:
+    data = best.to_dict()
+    keys = (
+        "can_lay_down",
+        "melds",
+        "leftover",
+        "leftover_points",
+        "discard",
+        "points_after_discard",
+        "goes_out",
+        "cards_away",
+        "missing",
+    )
+    return {key: data[key] for key in keys}
+
+
+def _lay_down_reason(best: LayDown, hasty: Sequence[dict[str, Any]]) -> str:
+    if not best.can_lay_down:
+        problems = next((o["problems"][0] for o in hasty if o["problems"]), "no legal arrangement exists")
+        return f"It looks ready, but it cannot be laid down: {problems}."
+    end = "you go out" if best.goes_out else f"you keep {best.points_after_discard} points"
+    discard = f", discard {best.discard.face}" if best.discard is not None else ""
+    failed = [o for o in hasty if o["fails"]]
+    trap = failed[0]
+    if trap["cannot"]:
+        why = "a hasty player finds no lay-down"
+    elif trap["problems"]:
+        why = f"the hasty play breaks a rule ({trap['problems'][0]})"
+    else:
+        why = f"the hasty play keeps {trap['points']} points"
+    melds = "; ".join(" ".join(m["cards"]) for m in best.to_dict()["melds"])
+    return f"Lay down {melds}{discard}: {end}; {why}."
+
+
+def _discard(position: Puzzle) -> Puzzle | None:
+    """Accepted when the top group of the discard table beats the runner-up clearly: it alone
+    lays down or goes out this turn, or it is fewer cards away, or it keeps at least
+    max(3, 25%) more unseen outs."""
+    advice = advise(
+        position.hand,
+        position.rules,
+        position.round,
+        position.players,
+        seen=position.seen,
+        discards=True,
+        moment="after-draw",
+        time_limit=TIME_LIMIT,
+    )
+    if not advice.lay_down.proven_optimal or not advice.discards:
+        return None
+    rows = advice.discards
+    top = [row for row in rows if row.rank == 1]
+    rest = [row for row in rows if row.rank != 1]
+    if not rest:
+        return None
+    first, runner = top[0], rest[0]
+    criterion = discard_criterion(first.to_dict(), runner.to_dict())
+    if criterion is None:
+        return None
+    margin = {"criterion": criterion, "top": first.to_dict(), "runner_up": runner.to_dict()}
+    analysis = {
+        "rows": [row.to_dict() for row in rows[: len(top) + 3]],
+        "cards_away": advice.lay_down.cards_away,
+        "unseen_outs": advice.unseen_outs,
+        "reason": _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
+    }
+    return dataclasses.replace(
+        position, answers=tuple(row.card.token for row in top), margin=margin, analysis=analysis
+    )
+
+
+def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None:
+    """Why the top discard beats the runner-up clearly (``lays-down``, ``goes-out``,
+    ``cards-away`` or ``outs``), or None when it does not."""
+    if top["lays_down"] and not runner["lays_down"]:
+        return "lays-down"
+    if top["goes_out"] and not runner["goes_out"]:
+        return "goes-out"
+    if top["lays_down"] or runner["lays_down"] or top["cards_away"] is None:
+        return None
+    if runner["cards_away"] is None or top["cards_away"] < runner["cards_away"]:
+        return "cards-away"
+    least, share = OUTS_MARGIN
+    if top["cards_away"] == runner["cards_away"] and top["unseen_outs"] - runner["unseen_outs"] >= max(
+        least, math.ceil(share * runner["unseen_outs"])
+    ):
+        return "outs"
+    return None
+
+
+def _discard_reason(criterion: str, top: dict[str, Any], runner: dict[str, Any], tied: int) -> str:
+    card = Card.parse(top["card"]).face + (
+        f" (or {tied - 1} other card{'s' * (tied > 2)} as good)" if tied > 1 else ""
+    )
+    other = Card.parse(runner["card"]).face
+    if criterion == "lays-down":
+        return f"Discard {card}: it is the only way to lay down this turn (the next best, {other}, does not)."
+    if criterion == "goes-out":
+        return f"Discard {card}: it is the only way to go out this turn."
+    if criterion == "cards-away":
+        return (
+            f"Discard {card}: you stay {top['cards_away']} card(s) away; "
+            f"without {other} you would be {'never' if runner['cards_away'] is None else runner['cards_away']}"
+            " away."
+        )
+    return (
+        f"Discard {card}: {top['unseen_outs']} unseen cards would help, "
+        f"against {runner['unseen_outs']} after discarding {other}."
+    )
+
+
+def _buy(position: Puzzle) -> Puzzle | None:
+    """Accepted when the verdict is buy or pass, clear of the close-call margin by at least three
+    standard errors, and the same under a second seed with twice the rollouts."""
+    assert position.offered is not None
+    verdicts = []
+    for seed, rollouts in zip(BUY_SEEDS, (BUY_ROLLOUTS, 2 * BUY_ROLLOUTS)):
+        advice = advise(
+            position.hand,
+            position.rules,
+            position.round,
+            position.players,
+            seen=position.seen,
+            buy=position.offered,
+            rollouts=rollouts,
+            seed=seed,
+            buys_used=position.buys_used,
+            bought_last=position.bought_last,
+            moment="before-draw",
+            turn=position.turn,
+            time_limit=TIME_LIMIT,
+        )
+        assert advice.buy is not None
+        verdicts.append(advice.buy)
+        if advice.buy.verdict.value not in (BUY, PASS):
+            return None
+        if len(verdicts) == 1:
+            clearance = abs(advice.buy.difference) - advice.buy.margin
+            if advice.buy.std_error is not None and clearance < 3 * advice.buy.std_error:
+                return None
+            before = advice.lay_down.cards_away
+    if verdicts[0].verdict != verdicts[1].verdict:
+        return None
+    first = verdicts[0]
+    after = analyze(
+        position.hand + (position.offered,),
+        position.rules,
+        position.round,
+        position.players,
+        TIME_LIMIT,
+        Moment.BEFORE_DRAW,
+    ).cards_away
+    margin = {
+        "verdict": first.verdict.value,
+        "difference": round(first.difference, 2),
+        "margin": round(first.margin, 2),
+        "std_error": None if first.std_error is None else round(first.std_error, 2),
+        "second": {
+            "seed": BUY_SEEDS[1],
+            "rollouts": 2 * BUY_ROLLOUTS,
+            "verdict": verdicts[1].verdict.value,
+            "difference": round(verdicts[1].difference, 2),
+        },
+    }
+    analysis = {
+        "verdict": first.to_dict(),
+        "second": verdicts[1].to_dict(),
+        "cards_away": before,
+        "cards_away_with_card": after,
+        "needs_buying": needs_buying(preset(position.rules), position.round),
+        "reason": first.reason,
+    }
+    return dataclasses.replace(position, answers=(first.verdict.value,), margin=margin, analysis=analysis)
+
+
+def needs_buying(rules: Rules, round_number: int) -> bool:
+    """The round's contract needs more cards than a hand holds after its draw (one more where
+    going out needs a discard): only buying gets it down (docs/advice.md)."""
+    rule = rules.round(round_number)
+    needed = sum(spec.size for spec in rule.contract) + (
+        rules.discard_to_go_out == "required" and not rule.go_out
+    )
+    return needed > rule.deal + 1
+
+
+# ---- difficulty --------------------------------------------------------------------------------------
+
+
+def difficulty(puzzle: Puzzle) -> int:
+    """An initial rating (Glicko-2 scale, 800-2200) from the position, refined later by players'
+    results: hasty players failed, hand size, wild cards, how near the runner-up is."""
+    rules = preset(puzzle.rules)
+    wilds = sum(rules.is_wild(card) for card in puzzle.hand)
+    score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * len(puzzle.themes)
+    if puzzle.kind == "lay-down":
+        score += 150 * int(puzzle.margin.get("hasty_failures", 0))
+        score += 250 if puzzle.best_points is None else 0
+    elif puzzle.kind == "discard":
+        score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[puzzle.margin["criterion"]]
+        score += 40 * min(len(puzzle.answers) - 1, 3)
+    else:
+        clear = abs(puzzle.margin["difference"]) - puzzle.margin["margin"]
+        score += 200 + int(300 / (1 + max(0.0, clear) / max(1.0, puzzle.margin["margin"])))
+    return max(800, min(2200, int(round(score, -1))))
+
+
+# ---- cards -------------------------------------------------------------------------------------------
+
+_JOKER = Card(None, None)
+_SUITS = list(Suit)
+_RANKS = list(Rank)
+
+
+def _position_card(position: int, suit: Suit) -> Card:
+    """The card at a run position: 1 and 14 are the ace."""
+    return Card(Rank.ACE if position in (1, 14) else Rank(position), suit)
+
+
+def _deck(decks: int, jokers: int) -> Counter[Card]:
+    """The copies of every card in ``decks`` standard decks and ``jokers`` jokers."""
+    copies = Counter({Card(rank, suit): decks for suit in Suit for rank in Rank})
+    copies[_JOKER] = jokers
+    return copies
+
+
+def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=Card.sort_key))
+
+
+def _tokens(cards: Sequence[Card]) -> str:
+    return " ".join(card.token for card in cards)

@@ -1,0 +1,303 @@
+"""The puzzle: a position at a definite moment of a turn, its accepted answers, and why.
+
+A ``Puzzle`` is a frozen value with ``to_dict()`` / ``from_dict()`` (JSON lines in the bank) and
+an ``id`` derived from its position, so the same position always has the same id:
+
+    >>> from analyzer import parse_cards
+    >>> puzzle = Puzzle(kind="discard", rules="progressive", round=1, players=4, moment="after-draw",
+    ...                 hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD",))
+    >>> Puzzle.from_dict(puzzle.to_dict()) == puzzle, len(puzzle.id)
+    (True, 12)
+
+The three kinds and what is right (issue 9):
+
+- ``lay-down``: lay the contract down and discard (``LayDownAnswer``), or say it cannot be done.
+  Any legal play that keeps the fewest points when the turn ends is right; "cannot" is right
+  exactly when no lay-down exists. ``puzzles.check.check_lay_down`` scores an answer with the
+  analyser's independent validator, never by comparing text.
+- ``discard``: every card of the top group (``answers``) is right.
+- ``buy``: ``answers`` is ``("buy",)`` or ``("pass",)``.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from analyzer import Card, MeldKind, PlacedMeld, parse_cards
+
+KINDS = ("lay-down", "discard", "buy")
+SOURCES = ("play", "planted")
+MOMENTS = ("before-draw", "after-draw")
+CANNOT = "cannot"  # the lay-down answer "it cannot be done"
+BUY, PASS = "buy", "pass"
+
+
+class PuzzleError(ValueError):
+    """A puzzle that cannot be read: a missing field, a wrong type, an unknown kind or card."""
+
+
+@dataclass(frozen=True)
+class LayDownAnswer:
+    """A player's answer to a lay-down puzzle: the melds and the discard (None: no discard, going
+    out by melding every card), or ``cannot`` (no lay-down exists)."""
+
+    melds: tuple[PlacedMeld, ...] = ()
+    discard: Card | None = None
+    cannot: bool = False
+
+    def __post_init__(self) -> None:
+        if self.cannot and (self.melds or self.discard is not None):
+            raise PuzzleError("an answer says 'cannot' or gives a play, not both")
+
+    def to_dict(self) -> dict[str, Any]:
+        if self.cannot:
+            return {"cannot": True}
+        return {
+            "melds": [meld.to_dict() for meld in self.melds],
+            "discard": None if self.discard is None else self.discard.token,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LayDownAnswer:
+        if not isinstance(data, Mapping):
+            raise PuzzleError(f"a lay-down answer is an object, not {type(data).__name__}")
+        if data.get("cannot"):
+            return cls(cannot=True)
+        discard = data.get("discard")
+        return cls(
+            tuple(meld_from_dict(meld) for meld in _list(data.get("melds"), "melds")),
+            None if discard is None else _card(discard, "discard"),
+        )
+
+
+@dataclass(frozen=True)
+class Puzzle:
+    """One puzzle. The position (``kind`` to ``bought_last``) is what the player sees; the rest
+    is what the generator derived from it and ``puzzles verify`` derives again."""
+
+    kind: str  # "lay-down", "discard" or "buy"
+    rules: str  # a preset name
+    round: int
+    players: int
+    moment: str  # "after-draw" (lay-down, discard) or "before-draw" (buy)
+    hand: tuple[Card, ...]  # in card order
+    discard_pile: tuple[Card, ...] = ()  # oldest first; for a buy the offered card is not in it
+    table: tuple[tuple[PlacedMeld, ...], ...] = ()  # the melds on the table, by seat
+    seat: int = 0  # the player's seat at the table
+    offered: Card | None = None  # buy: the face-up discard on offer
+    turn: int = 1  # the player's own turn of the round (buy: the turn about to be played)
+    buys_used: int = 0
+    bought_last: bool = False
+    # ---- derived: the answers and why ----
+    answers: tuple[str, ...] = ()  # discard: card tokens; buy: ("buy",) or ("pass",); lay-down: see below
+    best_points: int | None = None  # lay-down: points held when the turn ends after a best play
+    solution: LayDownAnswer | None = None  # lay-down: one best play (or cannot)
+    margin: Mapping[str, Any] = field(default_factory=dict, hash=False)  # what made it clear
+    analysis: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)  # explanation
+    themes: tuple[str, ...] = ()
+    rating: int = 1500  # initial difficulty (Glicko-2 scale)
+    source: str = "play"  # "play" or "planted"
+    seed: int = 0
+    generator: str = ""
+
+    @property
+    def seen(self) -> tuple[Card, ...]:
+        """The cards the player has seen besides the hand and the offered card: the discard
+        pile and the melds on the table."""
+        return self.discard_pile + tuple(
+            card for melds in self.table for meld in melds for card in meld.cards
+        )
+
+    @functools.cached_property
+    def id(self) -> str:
+        """12 hex digits from the position (kind, rules, round, players, moment, cards, turn):
+        the same position has the same id on every machine."""
+        return _id_of(self._fields_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The puzzle as JSON: ``id`` first, then every field, cards as tokens."""
+        data = self._fields_dict()
+        return {"id": _id_of(data), **data}
+
+    def _fields_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "rules": self.rules,
+            "round": self.round,
+            "players": self.players,
+            "moment": self.moment,
+            "hand": [card.token for card in self.hand],
+            "discard_pile": [card.token for card in self.discard_pile],
+            "table": [[meld.to_dict() for meld in melds] for melds in self.table],
+            "seat": self.seat,
+            "offered": None if self.offered is None else self.offered.token,
+            "turn": self.turn,
+            "buys_used": self.buys_used,
+            "bought_last": self.bought_last,
+            "answers": list(self.answers),
+            "best_points": self.best_points,
+            "solution": None if self.solution is None else self.solution.to_dict(),
+            "margin": _plain(self.margin),
+            "analysis": _plain(self.analysis),
+            "themes": list(self.themes),
+            "rating": self.rating,
+            "source": self.source,
+            "seed": self.seed,
+            "generator": self.generator,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Puzzle:
+        """The puzzle ``to_dict`` wrote; ``PuzzleError`` names what is wrong, and an ``id`` that
+        does not match the position is wrong."""
+        if not isinstance(data, Mapping):
+            raise PuzzleError(f"a puzzle is a JSON object, not {type(data).__name__}")
+        try:
+            solution = data.get("solution")
+            offered = data.get("offered")
+            puzzle = cls(
+                kind=_choice(data["kind"], KINDS, "kind"),
+                rules=_text(data["rules"], "rules"),
+                round=_int(data["round"], "round"),
+                players=_int(data["players"], "players"),
+                moment=_choice(data["moment"], MOMENTS, "moment"),
+                hand=_cards(data["hand"], "hand"),
+                discard_pile=_cards(data.get("discard_pile", []), "discard_pile"),
+                table=tuple(
+                    tuple(meld_from_dict(meld) for meld in _list(melds, "table"))
+                    for melds in _list(data.get("table", []), "table")
+                ),
+                seat=_int(data.get("seat", 0), "seat"),
+                offered=None if offered is None else _card(offered, "offered"),
+                turn=_int(data.get("turn", 1), "turn"),
+                buys_used=_int(data.get("buys_used", 0), "buys_used"),
+                bought_last=_bool(data.get("bought_last", False), "bought_last"),
+                answers=tuple(
+                    _text(answer, "answers") for answer in _list(data.get("answers", []), "answers")
+                ),
+                best_points=None
+                if data.get("best_points") is None
+                else _int(data["best_points"], "best_points"),
+                solution=None if solution is None else LayDownAnswer.from_dict(solution),
+                margin=_mapping(data.get("margin", {}), "margin"),
+                analysis=_mapping(data.get("analysis", {}), "analysis"),
+                themes=tuple(_text(theme, "themes") for theme in _list(data.get("themes", []), "themes")),
+                rating=_int(data.get("rating", 1500), "rating"),
+                source=_choice(data.get("source", "play"), SOURCES, "source"),
+                seed=_int(data.get("seed", 0), "seed"),
+                generator=_text(data.get("generator", ""), "generator"),
+            )
+        except KeyError as missing:
+            raise PuzzleError(f"a puzzle needs the field {missing.args[0]!r}") from None
+        if "id" in data and data["id"] != puzzle.id:
+            raise PuzzleError(
+                f"puzzle id {data['id']!r} does not match its position (which gives {puzzle.id!r})"
+            )
+        return puzzle
+
+
+# The fields that make the position; the id is a hash of them.
+POSITION_KEYS = frozenset(
+    {
+        "kind",
+        "rules",
+        "round",
+        "players",
+        "moment",
+        "hand",
+        "discard_pile",
+        "table",
+        "seat",
+        "offered",
+        "turn",
+        "buys_used",
+        "bought_last",
+    }
+)
+
+
+def _id_of(fields: Mapping[str, Any]) -> str:
+    position = {key: value for key, value in fields.items() if key in POSITION_KEYS}
+    text = json.dumps(position, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
+def meld_from_dict(data: Any) -> PlacedMeld:
+    """A ``PlacedMeld`` from its ``to_dict()``: ``{"kind": "run", "cards": [...], "as": [...]}``;
+    ``as`` may be left out when no card is wild (every card stands for itself)."""
+    if not isinstance(data, Mapping):
+        raise PuzzleError(f"a meld is an object with kind, cards and as, not {type(data).__name__}")
+    kinds = {kind.value: kind for kind in MeldKind}
+    kind = _choice(data.get("kind"), tuple(kinds), "meld kind")
+    cards = _cards(data.get("cards"), "meld cards")
+    stands_for = _cards(data["as"], "meld as") if "as" in data else cards
+    return PlacedMeld(kinds[kind], cards, stands_for)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value with tuples as lists and mappings as dicts, so equal values print equally."""
+    if isinstance(value, Mapping):
+        return {str(key): _plain(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(item) for item in value]
+    return value
+
+
+def _list(value: Any, what: str) -> Sequence[Any]:
+    if not isinstance(value, (list, tuple)):
+        raise PuzzleError(f"{what} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _mapping(value: Any, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise PuzzleError(f"{what} must be an object, not {type(value).__name__}")
+    plain: dict[str, Any] = _plain(value)
+    return plain
+
+
+def _int(value: Any, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PuzzleError(f"{what} must be a whole number, not {value!r}")
+    return value
+
+
+def _bool(value: Any, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise PuzzleError(f"{what} must be true or false, not {value!r}")
+    return value
+
+
+def _text(value: Any, what: str) -> str:
+    if not isinstance(value, str):
+        raise PuzzleError(f"{what} must be text, not {value!r}")
+    return value
+
+
+def _choice(value: Any, choices: Sequence[str], what: str) -> str:
+    if value not in choices:
+        raise PuzzleError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
+    return str(value)
+
+
+def _card(value: Any, what: str) -> Card:
+    cards = _cards([value], what)
+    return cards[0]
+
+
+def _cards(value: Any, what: str) -> tuple[Card, ...]:
+    items = _list(value, what)
+    if not all(isinstance(item, str) for item in items):
+        raise PuzzleError(f"{what} must be a list of card tokens such as '7H'")
+    try:
+        cards = parse_cards(" ".join(items)) if items else ()
+    except ValueError as error:
+        raise PuzzleError(f"{what}: {error}") from None
+    if len(cards) != len(items):
+        raise PuzzleError(f"{what}: {len(items)} tokens but {len(cards)} cards")
+    return cards

@@ -1,0 +1,191 @@
+"""Themes: a closed set of names, each decided by one small pure predicate over a puzzle and its
+analysis (as lichess-puzzler's ``tagger/cook.py``). ``tag(puzzle)`` lists the themes that hold,
+in ``THEMES`` order.
+
+The predicates read only the puzzle: its position, its accepted answers, its margin and the
+analysis ``puzzles.generate.derive`` stored (the best play, the hasty plays and the rules they
+broke, the discard table's top rows, the buy verdicts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from analyzer import MeldKind, preset
+from puzzles.model import BUY, CANNOT, PASS, Puzzle
+
+Predicate = Callable[[Puzzle], bool]
+
+
+def _hasty(puzzle: Puzzle) -> list[dict[str, Any]]:
+    return list(puzzle.analysis.get("hasty", [])) if puzzle.kind == "lay-down" else []
+
+
+def _broke(puzzle: Puzzle, rule: str) -> bool:
+    return any(rule in outcome.get("broken", []) for outcome in _hasty(puzzle))
+
+
+def _solution_melds(puzzle: Puzzle) -> Iterator[Any]:
+    if puzzle.kind == "lay-down" and puzzle.solution is not None:
+        yield from puzzle.solution.melds
+
+
+def joker_placement(puzzle: Puzzle) -> bool:
+    """The best play puts a wild card in a meld, and a hasty player gets it wrong."""
+    placed = any(
+        card != meaning
+        for meld in _solution_melds(puzzle)
+        for card, meaning in zip(meld.cards, meld.stands_for)
+    )
+    return placed and any(outcome["fails"] for outcome in _hasty(puzzle))
+
+
+def same_suit_runs(puzzle: Puzzle) -> bool:
+    """Two runs of one suit in the best play, or a hasty play breaking the same-suit rule."""
+    suits = [meld.stands_for[0].suit for meld in _solution_melds(puzzle) if meld.kind == MeldKind.RUN]
+    return len(suits) != len(set(suits)) or _broke(puzzle, "same-suit-runs")
+
+
+def ace_high_or_low(puzzle: Puzzle) -> bool:
+    """An ace in a run of the best play, or a hasty play using the ace where the rules forbid."""
+    aces = any(
+        meaning.rank is not None and meaning.rank.token == "A"
+        for meld in _solution_melds(puzzle)
+        if meld.kind == MeldKind.RUN
+        for meaning in meld.stands_for
+    )
+    return aces or _broke(puzzle, "ace")
+
+
+def one_wild_per_meld(puzzle: Puzzle) -> bool:
+    """A hasty play puts more wild cards in a meld than the rules allow."""
+    return _broke(puzzle, "wilds-per-meld")
+
+
+def go_out(puzzle: Puzzle) -> bool:
+    """The answer goes out this turn (the best lay-down play, or the top discard)."""
+    if puzzle.kind == "lay-down":
+        return bool(puzzle.analysis.get("best", {}).get("goes_out"))
+    if puzzle.kind == "discard":
+        return bool(puzzle.margin.get("top", {}).get("goes_out"))
+    return False
+
+
+def set_or_run(puzzle: Puzzle) -> bool:
+    """A card the best play puts in a set goes into a run in a failing hasty play, or the other
+    way round: the card fits either, and choosing matters."""
+    kinds = {}
+    for meld in _solution_melds(puzzle):
+        for card in meld.cards:
+            kinds[card.token] = "run" if meld.kind == MeldKind.RUN else "set"
+    for outcome in _hasty(puzzle):
+        if not outcome["fails"] or outcome["cannot"]:
+            continue
+        for meld in outcome["play"]["melds"]:
+            kind = "run" if meld["kind"] == "run" else "set"
+            if any(kinds.get(token, kind) != kind for token in meld["cards"] if token != "JK"):
+                return True
+    return False
+
+
+def looks_ready(puzzle: Puzzle) -> bool:
+    """The hand looks ready (it could lay down under the loose rules) but cannot."""
+    return puzzle.kind == "lay-down" and puzzle.answers == (CANNOT,)
+
+
+def points_trap(puzzle: Puzzle) -> bool:
+    """A hasty play is legal but keeps more points when the turn ends than the best play."""
+    return any(
+        not outcome["cannot"] and not outcome["problems"] and outcome["fails"] for outcome in _hasty(puzzle)
+    )
+
+
+def long_melds(puzzle: Puzzle) -> bool:
+    """The best play lays a meld longer than the contract asks (minimum contracts, go-out rounds)."""
+    melds = list(_solution_melds(puzzle))
+    if not melds:
+        return False
+    sizes = sorted(spec.size for spec in preset(puzzle.rules).round(puzzle.round).contract)
+    return sum(len(meld.cards) for meld in melds) > sum(sizes)
+
+
+def keep_the_wild(puzzle: Puzzle) -> bool:
+    """A discard puzzle whose hand holds a wild card that no right answer throws."""
+    if puzzle.kind != "discard":
+        return False
+    rules = preset(puzzle.rules)
+    wild_tokens = {card.token for card in puzzle.hand if rules.is_wild(card)}
+    return bool(wild_tokens) and not wild_tokens & set(puzzle.answers)
+
+
+def lay_down_now(puzzle: Puzzle) -> bool:
+    """Only the right discard lets the hand lay down this turn."""
+    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "lays-down"
+
+
+def fewer_cards_away(puzzle: Puzzle) -> bool:
+    """The right discard leaves the hand fewer cards away than any other."""
+    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "cards-away"
+
+
+def more_outs(puzzle: Puzzle) -> bool:
+    """As near either way, but the right discard keeps clearly more unseen outs."""
+    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "outs"
+
+
+def buy_completes(puzzle: Puzzle) -> bool:
+    """Buying is right and the card completes the contract."""
+    return (
+        puzzle.kind == "buy" and puzzle.answers == (BUY,) and puzzle.analysis.get("cards_away_with_card") == 0
+    )
+
+
+def buy_gets_closer(puzzle: Puzzle) -> bool:
+    """Buying is right: the card brings the hand nearer without completing the contract."""
+    away, with_card = puzzle.analysis.get("cards_away"), puzzle.analysis.get("cards_away_with_card")
+    return (
+        puzzle.kind == "buy"
+        and puzzle.answers == (BUY,)
+        and away is not None
+        and with_card is not None
+        and 0 < with_card < away
+    )
+
+
+def penalty_too_costly(puzzle: Puzzle) -> bool:
+    """The card would help, but passing is right: the penalty cards cost more than it brings."""
+    away, with_card = puzzle.analysis.get("cards_away"), puzzle.analysis.get("cards_away_with_card")
+    helps = away is not None and with_card is not None and with_card < away
+    return puzzle.kind == "buy" and puzzle.answers == (PASS,) and helps
+
+
+def buy_the_round_needs(puzzle: Puzzle) -> bool:
+    """Buying is right in a round whose contract needs more cards than are dealt."""
+    return puzzle.kind == "buy" and puzzle.answers == (BUY,) and bool(puzzle.analysis.get("needs_buying"))
+
+
+THEMES: dict[str, Predicate] = {
+    "joker-placement": joker_placement,
+    "same-suit-runs": same_suit_runs,
+    "ace-high-or-low": ace_high_or_low,
+    "one-wild-per-meld": one_wild_per_meld,
+    "go-out": go_out,
+    "set-or-run": set_or_run,
+    "looks-ready": looks_ready,
+    "points-trap": points_trap,
+    "long-melds": long_melds,
+    "keep-the-wild": keep_the_wild,
+    "lay-down-now": lay_down_now,
+    "fewer-cards-away": fewer_cards_away,
+    "more-outs": more_outs,
+    "buy-completes": buy_completes,
+    "buy-gets-closer": buy_gets_closer,
+    "penalty-too-costly": penalty_too_costly,
+    "buy-the-round-needs": buy_the_round_needs,
+}
+
+
+def tag(puzzle: Puzzle) -> tuple[str, ...]:
+    """The themes whose predicate holds for ``puzzle``, in ``THEMES`` order."""
+    return tuple(name for name, predicate in THEMES.items() if predicate(puzzle))

@@ -1,0 +1,183 @@
+"""The ``puzzles`` command: bad input is one line and exit 2; ``verify`` passes a good bank and
+fails loudly on a tampered one; ``show``, ``daily`` and ``stats`` read a bank; the shipped bank
+verifies on a seeded sample."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from analyzer import parse_cards
+from puzzles.bank import bank_files, load_bank, read_puzzles, write_puzzles
+from puzzles.cli import run
+from puzzles.generate import derive
+from puzzles.model import Puzzle
+from puzzles.verify import sample, verify
+
+
+def _position(kind: str, rules: str, round_number: int, hand: str) -> Puzzle:
+    return Puzzle(
+        kind=kind,
+        rules=rules,
+        round=round_number,
+        players=4,
+        moment="after-draw",
+        hand=parse_cards(hand),
+        source="planted",
+    )
+
+
+@pytest.fixture(scope="module")
+def small_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    puzzles = [
+        derive(_position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")),
+        derive(_position("lay-down", "progressive", 3, "3D 4D 5D 6D 7D 8D 9D 10D KS")),
+        derive(_position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD")),
+        derive(_position("discard", "progressive", 1, "5C 5D 9H 9S 7C 7D KD")),
+    ]
+    assert all(puzzles)
+    path = tmp_path_factory.mktemp("bank") / "small.jsonl.gz"
+    write_puzzles(path, puzzles)  # type: ignore[arg-type]
+    return path
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "required: command"),
+        (["frobnicate"], "invalid choice"),
+        (["generate", "--kind", "chess", "--count", "1"], "unknown kind 'chess'"),
+        (["generate", "--kind", "buy", "--rules", "shanghaj", "--count", "1"], "did you mean 'shanghai'"),
+        (
+            ["generate", "--kind", "buy", "--rules", "eveleigh", "--rounds", "2", "--count", "1"],
+            "no buying in round 2",
+        ),
+        (["generate", "--kind", "discard", "--rounds", "9", "--count", "1"], "round 9 does not exist"),
+        (["generate", "--kind", "discard", "--rounds", "x", "--count", "1"], "--rounds"),
+        (["generate", "--kind", "discard", "--count", "0"], "at least 1"),
+        (["generate", "--kind", "discard", "--count", "-3"], "whole number"),
+        (["generate", "--kind", "discard", "--planted", "--count", "1"], "lay-down puzzles only"),
+        (["verify", "/no/such/file.jsonl"], "no such file"),
+        (["daily", "--date", "2026-02-30"], "YYYY-MM-DD"),
+        (["bank", "--scale", "0"], "--scale"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("puzzles: ") and message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_a_broken_bank_file_is_named_with_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.jsonl"
+    path.write_text('{"kind": "discard"}\n\nnot json\n')
+    assert run(["verify", str(path)]) == 2
+    assert "line 1: a puzzle needs the field" in capsys.readouterr().err
+    path.write_text("not json\n")
+    assert run(["stats", "--bank", str(path)]) == 2
+    assert "line 1: not JSON" in capsys.readouterr().err
+    gz = tmp_path / "fake.jsonl.gz"
+    gz.write_text("plain")
+    assert run(["verify", str(gz)]) == 2 and "not a gzip file" in capsys.readouterr().err
+    assert run(["show", "ffff", "--bank", str(tmp_path / "nothing.jsonl")]) == 2
+
+
+def test_verify_passes_a_good_bank_and_fails_loudly_on_a_tampered_one(
+    small_bank: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run(["verify", str(small_bank)]) == 0
+    assert "4 puzzles verified, 0 failed" in capsys.readouterr().out
+    puzzles = read_puzzles(small_bank)
+    lines = [puzzle.to_dict() for puzzle in puzzles]
+    lines[2]["answers"] = ["KD"]  # one card of the top group dropped
+    lines[0]["best_points"] = 11  # the obvious play's points
+    tampered = tmp_path / "tampered.jsonl"
+    tampered.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert run(["verify", str(tampered)]) == 1
+    out = capsys.readouterr().out
+    assert f"{puzzles[2].id} (discard, progressive round 2): answers" in out
+    assert f"{puzzles[0].id} (lay-down, progressive round 3): best_points: stored 11, derived 8" in out
+    assert "4 puzzles verified, 2 failed" in out
+    assert run(["verify", str(tampered), "--sample", "1", "--seed", "3"]) in (0, 1)
+    assert "1 puzzles verified" in capsys.readouterr().out
+
+
+def test_show_daily_and_stats_read_a_bank(small_bank: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    puzzle = read_puzzles(small_bank)[0]
+    assert run(["show", puzzle.id[:6], "--bank", str(small_bank)]) == 0
+    shown = capsys.readouterr().out
+    assert "Can you lay down?" in shown and "6♣ 7♣ 8♣" in shown and "Answer" not in shown
+    assert run(["show", puzzle.id, "--answer", "--bank", str(small_bank)]) == 0
+    assert "keeps 8 points" in capsys.readouterr().out
+    assert run(["daily", "--date", "2026-06-01", "--bank", str(small_bank)]) == 0
+    assert "Daily puzzle for 2026-06-01" in capsys.readouterr().out
+    assert run(["stats", "--bank", str(small_bank)]) == 0
+    stats = capsys.readouterr().out
+    assert "4 puzzles" in stats and "lay-down 2, discard 2, buy 0" in stats and "looks-ready" in stats
+
+
+def test_generate_writes_json_lines_that_verify(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(["generate", "--kind", "lay-down", "--planted", "--count", "2", "--rounds", "3,7"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2
+    puzzles = [Puzzle.from_dict(json.loads(line)) for line in lines]
+    assert all(p.source == "planted" and p.round in (3, 7) for p in puzzles)
+    assert all(verify(p) == [] for p in puzzles)
+    out = tmp_path / "again.jsonl"
+    assert (
+        run(
+            [
+                "generate",
+                "--kind",
+                "lay-down",
+                "--planted",
+                "--count",
+                "2",
+                "--rounds",
+                "3,7",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    assert read_puzzles(out) == puzzles  # reproducible
+
+
+def test_the_console_script_exits_2_on_bad_input() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from puzzles.cli import main; raise SystemExit(main())",
+            "generate",
+            "--kind",
+            "nope",
+            "--count",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_the_shipped_bank_verifies_on_a_seeded_sample() -> None:
+    """CI verifies a sample (a buy puzzle costs seconds); the benchmark verifies the whole bank."""
+    if not bank_files():
+        pytest.skip("no bank shipped yet")
+    puzzles = load_bank()
+    quick = [p for p in puzzles if p.kind != "buy"]
+    slow = [p for p in puzzles if p.kind == "buy"]
+    for puzzle in [*sample(quick, 12, seed=1), *sample(slow, 1, seed=1)]:
+        assert verify(puzzle) == [], puzzle.id
+    assert len({p.id for p in puzzles}) == len(puzzles)  # no puzzle twice

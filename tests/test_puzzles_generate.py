@@ -1,0 +1,141 @@
+"""Generation and verification: the acceptance rules (a runner-up that ties is rejected, a
+lay-down without a trap is rejected), positions from play that are reproducible, planted
+positions marked so, and ``verify`` catching every kind of tampering."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from analyzer import parse_cards, preset
+from puzzles.generate import derive, discard_criterion, generate, needs_buying
+from puzzles.model import Puzzle
+from puzzles.verify import position_of, verify
+
+
+def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:
+    moment = "before-draw" if kind == "buy" else "after-draw"
+    return Puzzle(
+        kind=kind, rules=rules, round=round_number, players=4, moment=moment, hand=parse_cards(hand), **fields
+    )  # type: ignore[arg-type]
+
+
+def row(
+    card: str, away: int | None, outs: int, lays_down: bool = False, goes_out: bool = False
+) -> dict[str, object]:
+    return {
+        "card": card,
+        "cards_away": away,
+        "unseen_outs": outs,
+        "lays_down": lays_down,
+        "goes_out": goes_out,
+    }
+
+
+@pytest.mark.parametrize(
+    ("top", "runner", "criterion"),
+    [
+        (row("KD", 0, 0, True, True), row("5C", 1, 4), "lays-down"),
+        (row("KD", 0, 0, True, True), row("QD", 0, 0, True, False), "goes-out"),
+        (row("KD", 0, 0, True, False), row("QD", 0, 0, True, False), None),  # both lay down: points only
+        (row("KD", 1, 4), row("5C", 2, 20), "cards-away"),
+        (row("KD", 1, 4), row("5C", None, 0), "cards-away"),
+        (row("KD", 2, 12), row("5C", 2, 9), "outs"),  # 3 more
+        (row("KD", 2, 11), row("5C", 2, 9), None),  # 2 more: not clear
+        (row("KD", 2, 25), row("5C", 2, 20), "outs"),  # 25% of 20
+        (row("KD", 2, 24), row("5C", 2, 20), None),
+        (row("KD", 2, 9), row("QD", 2, 9), None),  # a tie with the runner-up
+        (row("KD", None, 0), row("QD", None, 0), None),
+    ],
+)
+def test_a_discard_puzzle_needs_a_clear_margin_over_the_runner_up(
+    top: dict, runner: dict, criterion: str | None
+) -> None:
+    assert discard_criterion(top, runner) == criterion
+
+
+def test_a_discard_puzzle_whose_runner_up_ties_is_rejected() -> None:
+    # K♦, 2♣ and 3♥ help nothing: the table ranks K♦ first by points only.
+    assert derive(position("discard", "progressive", 1, "5C 5D 9H 9S KD 2C 3H")) is None
+
+
+def test_a_discard_puzzle_with_a_clear_top_group_accepts_every_card_of_it() -> None:
+    puzzle = derive(position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD"))
+    assert puzzle is not None
+    assert set(puzzle.answers) == {"KD", "10S"} and puzzle.margin["criterion"] == "cards-away"
+
+
+def test_a_lay_down_without_a_trap_is_rejected_and_one_with_a_trap_accepted() -> None:
+    assert derive(position("lay-down", "progressive", 1, "5C 5D 5S 9H 9S 9C KD")) is None
+    puzzle = derive(position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D"))
+    assert puzzle is not None and puzzle.best_points == 8 and puzzle.margin["hasty_failures"] == 2
+    assert puzzle.answers == ("lay-down",) and puzzle.margin["proven_optimal"]
+
+
+def test_cannot_is_the_answer_only_when_the_hand_looks_ready() -> None:
+    ready = derive(position("lay-down", "progressive", 3, "3D 4D 5D 6D 7D 8D 9D 10D KS"))
+    assert ready is not None and ready.answers == ("cannot",) and ready.best_points is None
+    assert derive(position("lay-down", "progressive", 3, "3D 4D 5D 9C 7D 8D 9H 10S KS")) is None  # far away
+
+
+def test_generation_from_play_is_a_pure_function_of_its_arguments() -> None:
+    first = generate("lay-down", "progressive", 5, 11)
+    assert first is not None and first.source == "play" and first.seed == 11
+    assert generate("lay-down", "progressive", 5, 11) == first
+    assert first.to_dict() == generate("lay-down", "progressive", 5, 11).to_dict()  # type: ignore[union-attr]
+    # The position is one a real table produced: the seen cards fit in the deck with the hand.
+    deck = preset("progressive").deck_for(first.players)
+    assert len(first.hand) + len(first.seen) <= 104 + deck.jokers
+    assert verify(first) == []
+
+
+def test_planted_positions_say_so() -> None:
+    planted = [
+        p
+        for p in (generate("lay-down", "progressive", 1 + s % 7, s, source="planted") for s in range(12))
+        if p is not None
+    ]
+    assert planted and all(p.source == "planted" for p in planted)
+    with pytest.raises(ValueError, match="lay-down"):
+        generate("discard", "progressive", 1, 0, source="planted")
+
+
+def test_verify_names_every_difference() -> None:
+    puzzle = derive(position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D"))
+    assert puzzle is not None and verify(puzzle) == []
+    assert any("best_points" in p for p in verify(dataclasses.replace(puzzle, best_points=11)))
+    assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("go-out",))))
+    assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
+    assert any("margin" in p for p in verify(dataclasses.replace(puzzle, margin={"hasty_failures": 1})))
+    obvious = dataclasses.replace(
+        puzzle.solution,
+        melds=puzzle.analysis["hasty"] and (puzzle.solution.melds[0], puzzle.solution.melds[0]),
+    )  # type: ignore[union-attr]
+    assert any("stored best play" in p for p in verify(dataclasses.replace(puzzle, solution=obvious)))
+    discard = derive(position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD"))
+    assert discard is not None
+    assert any("answers" in p for p in verify(dataclasses.replace(discard, answers=("KD",))))
+    # A position that is no longer clear is named as such.
+    unclear = dataclasses.replace(discard, hand=parse_cards("5C 5D 9H 9S KD 2C 3H"))
+    assert verify(unclear) == ["the position is no longer accepted as a clear puzzle"]
+    assert position_of(discard).answers == ()
+
+
+def test_the_rounds_that_need_buying() -> None:
+    eveleigh = preset("eveleigh")
+    assert needs_buying(eveleigh, 9) and needs_buying(eveleigh, 12) and not needs_buying(eveleigh, 1)
+    assert not any(needs_buying(preset("progressive"), n) for n in range(1, 8))
+
+
+def test_a_buy_puzzle_is_accepted_only_with_the_same_verdict_under_a_second_seed() -> None:
+    puzzle = generate("buy", "progressive", 2, 1)
+    assert puzzle is not None and puzzle.answers in (("buy",), ("pass",))
+    margin = puzzle.margin
+    assert margin["second"]["verdict"] == margin["verdict"] == puzzle.answers[0]
+    assert (
+        margin["second"]["rollouts"] == 2 * puzzle.analysis["verdict"]["rollouts"]
+        or puzzle.analysis["verdict"]["rollouts"] < 120
+    )  # settled early
+    clear = abs(margin["difference"]) - margin["margin"]
+    assert margin["std_error"] is None or clear >= 3 * margin["std_error"] - 0.02
