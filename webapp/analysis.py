@@ -20,6 +20,7 @@ from webapp.safety import analysis_limit
 blueprint = Blueprint("analysis", __name__)
 
 FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+MESSAGE_FIELDS = FORM_FIELDS[:-1]  # the fields with a message beside them (a tick box cannot be wrong)
 EXAMPLE = {"hand": "7C 7D 4H 5H 6H 9S 10S JS KD joker 2C QD", "rules": "progressive", "round": "6"}
 SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
 RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
@@ -53,7 +54,7 @@ def _render(values: dict[str, str], errors: dict[str, str], question: Question |
         "answer": answered,
         "view": _view(question, answered) if question and answered else None,
         "rule_sets": RULE_SET_NAMES,
-        "fields": FORM_FIELDS,
+        "fields": MESSAGE_FIELDS,
         "example": EXAMPLE,
     }
     return render_template(template, **context), status

@@ -86,7 +86,7 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     import waitress.server
 
     app = make_app(tmp_path_factory.mktemp("live"))
-    server = waitress.server.create_server(app, host="127.0.0.1", port=_free_port(), threads=4, _quiet=True)
+    server = waitress.server.create_server(app, host="127.0.0.1", port=_free_port(), threads=4)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     base = f"http://127.0.0.1:{server.effective_port}"
