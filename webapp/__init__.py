@@ -34,7 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "ANALYSIS_TIME_LIMIT": 2.0,
     "ANALYSIS_MAX_ROLLOUTS": 200,  # the buy verdict's simulated rounds, at most (the CLI's default is 120)
     "ANALYSIS_CACHE_SIZE": 2048,  # answers kept by question; 0 turns the cache off
-    "ANALYSIS_PER_MINUTE": 30,  # analyses per client and minute (page, live updates and API together)
+    "ANALYSIS_PER_MINUTE": 60,  # solver runs per client and minute (page, live updates and API together)
     "RATELIMIT_STORAGE_URI": "memory://",  # redis://host:6379 when several processes serve
     "RATELIMIT_HEADERS_ENABLED": True,
     "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For is to be believed

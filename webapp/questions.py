@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Flask, current_app
+from flask import Flask, current_app, g
 
 from analyzer import (
     PRESETS,
@@ -261,6 +261,7 @@ def answer(question: Question) -> dict[str, Any]:
     if found is not None:
         return found
     rules = preset(question.rules)  # a Rules value: the analyser never reads a file for the web
+    g.solver_ran = True  # counted against the client's rate limit (webapp.safety)
     hand = list(question.hand)
     try:
         if not question.wants_advice:

@@ -3,7 +3,7 @@ headers (a Content-Security-Policy that allows no inline script, no framing, no 
 
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, request
+from flask import Flask, Response, current_app, g, request
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
@@ -35,10 +35,12 @@ def _analyses_per_minute() -> str:
 
 
 # One budget per client for everything that runs the solver: the page, its live updates, the API.
+# Only answers the solver worked out count (``g.solver_ran``, set by ``questions.answer``): the
+# empty form, a bad field and an answer from the cache are free. A client over its budget is
+# refused everything until the minute has passed.
 analysis_limit = limiter.shared_limit(
     _analyses_per_minute, scope="analysis",
-    # The empty form (no hand yet) costs nothing and is not counted.
-    exempt_when=lambda: request.blueprint == "analysis" and not request.args.get("hand", "").strip(),
+    deduct_when=lambda _response: bool(g.get("solver_ran")),
 )
 
 

@@ -69,9 +69,11 @@ def test_analyses_are_rate_limited_per_client(tmp_path: Path) -> None:
     client = app.test_client()
     for _ in range(5):
         assert client.get("/analyze").status_code == 200  # the empty form costs nothing
+        assert client.get("/analyze", query_string={"hand": "9X", "round": "2"}).status_code == 400  # nor bad input
     assert client.get("/analyze", query_string=HAND).status_code == 200
+    assert client.get("/analyze", query_string=HAND).status_code == 200  # from the cache: free
     assert client.post("/api/analyze", json={**HAND, "round": 2}).status_code == 200
-    page = client.get("/analyze", query_string=HAND)
+    page = client.get("/analyze", query_string={**HAND, "round": "3"})
     assert page.status_code == 429 and "Too many analyses" in page.text
     api = client.post("/api/analyze", json={**HAND, "round": 2})
     assert api.status_code == 429 and "Too many analyses" in api.get_json()["error"]
