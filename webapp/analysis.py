@@ -8,10 +8,12 @@ the fields' messages (swapped out of band), and ``hx-sync`` drops a slower, olde
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from typing import Any
 
-from flask import Blueprint, Flask, render_template, request
+from flask import Blueprint, Flask, current_app, render_template, request
+from markupsafe import Markup, escape
 
 from analyzer import PRESETS, Card, Rank, Suit, preset
 from webapp.questions import RULE_SET_NAMES, Question, QuestionError, answer, read_query, with_advice
@@ -83,8 +85,11 @@ def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
 
 
 # ---- drawing cards -----------------------------------------------------------------------------
+# Cards are drawn by these cached helpers rather than Jinja macros: an answer page draws a
+# hundred cards or more, and 53 distinct cards make a small cache (benchmarks/web.py).
 
 
+@functools.cache
 def card_view(token: str) -> dict[str, str]:
     """How a card token is drawn: its rank and suit symbol, the colour class, words for screen readers."""
     card = Card.parse(token)
@@ -95,13 +100,38 @@ def card_view(token: str) -> dict[str, str]:
             "suit": SUIT_NAMES[card.suit], "face": card.face, "words": f"{rank_words} of {SUIT_NAMES[card.suit]}"}
 
 
+@functools.lru_cache(maxsize=4096)
+def card_html(token: str, stands_for: str | None = None) -> Markup:
+    """One card as HTML: rank and suit symbol in the suit's colour (the text copies as ``7♥``);
+    a wild card with the card it stands for beside it (``Joker =3♥``)."""
+    c = card_view(token)
+    label = ""
+    if stands_for and stands_for != token:
+        m = card_view(stands_for)
+        label = (f'<span class="stands-for {m["suit"]}" title="stands for the {escape(m["words"])}">'
+                 f'={escape(m["rank"])}{m["symbol"]}</span>')
+    return Markup(f'<span class="card {c["suit"]}" data-card="{escape(c["token"])}" title="{escape(c["words"])}">'
+                  f'<span class="rank">{escape(c["rank"])}</span><span class="symbol">{c["symbol"]}</span>'
+                  f'{label}</span>')
+
+
 def picker_rows() -> list[list[str]]:
     """The card picker's grid: a row per suit, ace to king, and the joker."""
     suits = sorted(Suit, key=lambda suit: suit.index)
     return [[Card(rank, suit).token for rank in Rank if rank <= Rank.KING] for suit in suits] + [["JK"]]
 
 
+def picker_html() -> Markup:
+    """The card picker, the same on every page: drawn once per app."""
+    if "picker" not in current_app.extensions:
+        current_app.extensions["picker"] = Markup(render_template("analysis/_picker.html"))
+    picker: Markup = current_app.extensions["picker"]
+    return picker
+
+
 def init_app(app: Flask) -> None:
     app.add_template_global(card_view)
+    app.add_template_global(card_html)
     app.add_template_global(picker_rows)
+    app.add_template_global(picker_html)
     app.add_template_global(lambda name: len(PRESETS[name].rounds), "rounds_of")

@@ -3,7 +3,7 @@ headers (a Content-Security-Policy that allows no inline script, no framing, no 
 
 from __future__ import annotations
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, current_app, g
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
