@@ -116,7 +116,7 @@ def read_query(args: Mapping[str, str]) -> Question:
             if required:
                 errors[name] = "say which round the hand is for, e.g. 6"
             fields[name] = None
-        elif not text.isdigit() or len(text) > MAX_DIGITS:
+        elif not (text.isascii() and text.isdigit()) or len(text) > MAX_DIGITS:
             errors[name] = f"a whole number such as 6, not {_shown(text)}"
         else:
             fields[name] = int(text)

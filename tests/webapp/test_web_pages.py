@@ -4,6 +4,7 @@ the field, and 400."""
 
 from __future__ import annotations
 
+import random
 import re
 from urllib.parse import urlencode
 
@@ -95,6 +96,7 @@ def test_a_buy_question_shows_the_verdict_and_its_reason(client: FlaskClient) ->
     ({"hand": "7H " * 400, "round": "2"}, "hand", "at most 1000"),
     ({"hand": "7H 8H", "round": ""}, "round", "say which round"),
     ({"hand": "7H 8H", "round": "six"}, "round", "a whole number"),
+    ({"hand": "7H 8H", "round": "²"}, "round", "a whole number"),  # a digit to str.isdigit, not to int
     ({"hand": "7H 8H", "round": "9"}, "round", "rounds 1 to 7"),
     ({"hand": "7H 8H", "round": "2", "rules": "shangai"}, "rules", "did you mean &#39;shanghai&#39;"),
     ({"hand": "7H 8H", "round": "2", "rules": "/etc/passwd.toml"}, "rules", "unknown rule set"),
@@ -147,3 +149,15 @@ def test_every_page_is_free_of_inline_script_and_style(client: FlaskClient) -> N
         assert not re.search(r"<script(?![^>]*\ssrc=)", html), url
         assert " style=" not in html and "<style" not in html, url
         assert not re.search(r"\son[a-z]+=", html), url
+
+
+def test_random_junk_in_every_field_is_never_a_500(client: FlaskClient) -> None:
+    rng = random.Random(5)
+    alphabet = [*"0123456789AJQKTHDSCjk*#,\n ♠♥♦♣²٣-+.eE<>\"'&%\x00", "10", "JK", "joker", "7H", "AS"]
+    for _ in range(150):
+        fields = {name: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+                  for name in ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+                  if rng.random() < 0.7}
+        if rng.random() < 0.5:
+            fields["round"] = str(rng.randint(-2, 16))
+        assert page(client, **fields).status_code in (200, 400), fields
