@@ -23,20 +23,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=4, help="worker threads (default 4)")
     args = parser.parse_args(argv)
 
-    import waitress
+    import waitress.server
 
     app = create_app()
     upgrade(app.config["DATABASE_URL"])
-    shown_host = f"[{args.host}]" if ":" in args.host else args.host
-    print(f"Contract Rummy trainer: http://{shown_host}:{args.port}/  (Ctrl-C stops it)", flush=True)
-    try:
-        waitress.serve(app, host=args.host, port=args.port, threads=args.threads, ident="rummy-trainer",
-                       _quiet=True)
+    try:  # listening before the address is printed: once it is, the trainer answers
+        server = waitress.server.create_server(app, host=args.host, port=args.port, threads=args.threads,
+                                               ident="rummy-trainer")
     except OSError as error:
         print(f"rummy-trainer: cannot listen on {args.host}:{args.port}: {error.strerror or error}", file=sys.stderr)
         return 1
+    shown_host = f"[{args.host}]" if ":" in args.host else args.host
+    print(f"Contract Rummy trainer: http://{shown_host}:{args.port}/  (Ctrl-C stops it)", flush=True)
+    try:
+        server.run()
     except KeyboardInterrupt:
         pass
+    finally:
+        server.close()
     return 0
 
 
