@@ -93,10 +93,12 @@ def test_a_bad_hand_gets_its_message_beside_the_field(page: Page, live_server: s
     page.get_by_label("Round").fill("2")
     page.get_by_label("Your hand").fill("7H 8H 9X")
     expect(page.locator("#error-hand")).to_have_text("unknown card '9X' (card 3, line 1)")
+    expect(page.get_by_label("Your hand")).to_have_attribute("aria-invalid", "true")
+    shot(page, "bad-hand")
     page.get_by_label("Your hand").fill("7H 8H 9H")
     expect(page.locator("#error-hand")).to_be_hidden()
+    expect(page.get_by_label("Your hand")).not_to_have_attribute("aria-invalid", "true")
     expect(page.locator("#answer")).to_contain_text("away")
-    shot(page, "bad-hand")
 
 
 def test_the_page_works_without_javascript(browser: Browser, live_server: str) -> None:

@@ -4,6 +4,15 @@
 
 document.addEventListener("DOMContentLoaded", () => {
   setUpPicker();
+  // The live answer swaps each field's message in out of band; mark the field itself to match.
+  document.body.addEventListener("htmx:afterSettle", () => {
+    for (const message of document.querySelectorAll(".field-error[id^='error-']")) {
+      const field = document.getElementById(message.id.slice("error-".length));
+      if (!field) continue;
+      if (message.textContent.trim()) field.setAttribute("aria-invalid", "true");
+      else field.removeAttribute("aria-invalid");
+    }
+  });
   document.body.addEventListener("htmx:configRequest", (event) => {
     const token = document.querySelector('meta[name="csrf-token"]');
     if (token && event.detail.verb !== "get") event.detail.headers["X-CSRFToken"] = token.content;
