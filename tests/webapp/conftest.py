@@ -1,0 +1,115 @@
+"""Fixtures of the web app's tests: an app on a fresh database (SQLite always; PostgreSQL too
+when TEST_DATABASE_URL or DATABASE_URL names a server, as .ci/run does), a test client, and a
+live server on loopback for the browser tests (Playwright driving Debian's chromium)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from webapp import create_app
+from webapp.db import alembic_config, upgrade
+
+CHROMIUM = Path("/usr/bin/chromium")
+POSTGRES_URL = os.environ.get("TEST_DATABASE_URL") or os.environ.get("DATABASE_URL")
+
+
+def _fresh_postgres(url: str) -> str:
+    """The PostgreSQL database emptied (every migration undone), to be migrated again."""
+    from alembic import command
+
+    upgrade(url)  # from any earlier state to head, then all the way down
+    command.downgrade(alembic_config(url), "base")
+    return url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Each database the suite runs against: SQLite in a temporary folder, and PostgreSQL
+    where a server is given (CI sets one; skipped locally without it)."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'test.sqlite3'}"
+    if not POSTGRES_URL:
+        pytest.skip("no PostgreSQL server: set TEST_DATABASE_URL (or DATABASE_URL) to run this leg")
+    return _fresh_postgres(POSTGRES_URL)
+
+
+def make_app(tmp_path: Path, database_url: str | None = None, **config: Any) -> Flask:
+    settings: dict[str, Any] = {
+        "TESTING": True,
+        "DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'test.sqlite3'}",
+        "RATELIMIT_ENABLED": False,
+        "WTF_CSRF_ENABLED": True,
+    }
+    settings.update(config)
+    os.environ["RUMMY_INSTANCE_PATH"] = str(tmp_path / "instance")
+    try:
+        app = create_app(settings)
+    finally:
+        del os.environ["RUMMY_INSTANCE_PATH"]
+    upgrade(app.config["DATABASE_URL"])
+    return app
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Flask:
+    return make_app(tmp_path)
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+# ---- the browser tests ----------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The app served by waitress on a loopback port, as rummy-trainer serves it."""
+    import waitress.server
+
+    app = make_app(tmp_path_factory.mktemp("live"))
+    server = waitress.server.create_server(app, host="127.0.0.1", port=_free_port(), threads=4)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.effective_port}"
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", server.effective_port), timeout=0.1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    yield base
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args: dict[str, Any]) -> dict[str, Any]:
+    """Debian's chromium, never a browser downloaded by ``playwright install``."""
+    if not CHROMIUM.exists():
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the browser tests: apt-get install -y chromium")
+        pytest.skip("no /usr/bin/chromium here: apt-get install -y chromium to run the browser tests")
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    }

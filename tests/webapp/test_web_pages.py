@@ -1,0 +1,163 @@
+"""The home page and the analysis page through Flask's test client: answers drawn as cards,
+the question in the URL, and every bad field answered with the form again, its message beside
+the field, and 400."""
+
+from __future__ import annotations
+
+import random
+import re
+from urllib.parse import urlencode
+
+import pytest
+from flask.testing import FlaskClient
+
+# Round 6 of progressive (1 set of 3 + 2 runs of 4), 14 cards (a buy, then the draw): lays
+# down with the joker as the 3♥ (Joker 4♥ 5♥ 6♥), discards and keeps two cards.
+LAYS_DOWN = "7C 7D 7S 4H 5H 6H joker 9S 10S JS QS KD 2C 3D"
+AWAY = "7C 7D 4H 5H 6H 9S 10S JS KD joker 2C QD"  # 2 cards away
+
+
+def page(client: FlaskClient, **fields: str):  # type: ignore[no-untyped-def]
+    return client.get("/analyze?" + urlencode(fields))
+
+
+def field_error(html: str, field: str) -> str:
+    found = re.search(rf'id="error-{field}"[^>]*>([^<]*)<', html)
+    assert found, f"no message element for {field}"
+    return found.group(1)
+
+
+def test_home_says_what_this_is_and_leads_to_analysing(client: FlaskClient) -> None:
+    response = client.get("/")
+    assert response.status_code == 200
+    assert "Contract Rummy" in response.text
+    assert 'href="/analyze"' in response.text
+
+
+def test_the_empty_form_is_a_form_with_the_discard_table_ticked(client: FlaskClient) -> None:
+    response = client.get("/analyze")
+    assert response.status_code == 200
+    assert '<textarea id="hand" name="hand"' in response.text
+    assert re.search(r'id="discards"[^>]*checked', response.text)
+    assert 'id="picker"' in response.text and 'data-card="JK"' in response.text
+
+
+def test_a_hand_that_lays_down_shows_melds_with_the_joker_labelled(client: FlaskClient) -> None:
+    response = page(client, hand=LAYS_DOWN, rules="progressive", round="6")
+    assert response.status_code == 200
+    html = response.text
+    assert "You can lay down" in html
+    # the joker drawn as a card with the card it stands for beside it
+    assert re.search(r'data-card="JK".*?class="stands-for hearts"[^>]*>=3♥', html, re.DOTALL)
+    assert "and discard" in html and "you keep" in html
+    assert 'class="card clubs" data-card="7C"' in html
+    assert "As text: <code class=\"tokens\">" in html
+
+
+def test_a_hand_that_is_away_shows_the_cards_that_would_do_it_and_the_outs(client: FlaskClient) -> None:
+    response = page(client, hand=AWAY, round="6", discards="on")
+    html = response.text
+    assert response.status_code == 200
+    assert "you are 2" in html and "away" in html
+    assert "Cards that help" in html and "unseen in all" in html
+    assert "Which card to discard, best first" in html
+    assert re.search(r'<tr class="best">', html)
+
+
+def test_the_answer_carries_its_own_link_which_reproduces_it(client: FlaskClient) -> None:
+    first = page(client, hand="  7c,7d 4h 5h 6h 9s 10s js kd * 2c qd ", round="6")
+    link = re.search(r'class="share" href="([^"]+)"', first.text)
+    assert link
+    url = link.group(1).replace("&amp;", "&")
+    assert url.startswith("/analyze?hand=2C+7C+7D") and "round=6" in url and "rules=progressive" in url
+    again = client.get(url)
+    assert again.status_code == 200
+
+    def answer(html: str) -> str:
+        return html[html.index('<section id="answer"'):]
+
+    assert answer(again.text) == answer(first.text)  # the same answer, the same link
+
+
+def test_a_buy_question_shows_the_verdict_and_its_reason(client: FlaskClient) -> None:
+    response = page(client, hand="7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", round="6", players="4", buy="7H")
+    assert response.status_code == 200
+    assert "Buy the" in response.text
+    assert re.search(r'class="buy-verdict">(BUY|PASS|CLOSE CALL)<', response.text)
+    assert 'class="reason"' in response.text
+
+
+@pytest.mark.parametrize(("fields", "field", "words"), [
+    ({"hand": "7H 8H 9X", "round": "2"}, "hand", "unknown card &#39;9X&#39;"),
+    ({"hand": "", "round": "2"}, "hand", "the hand is empty"),
+    ({"hand": "JK JK JK JK", "round": "2"}, "hand", "jokers"),
+    ({"hand": " ".join(f"{r}{s}" for r in ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"] for s in "CH"), "round": "2"},
+     "hand", "26 cards"),
+    ({"hand": "7H " * 400, "round": "2"}, "hand", "at most 1000"),
+    ({"hand": "7H 8H", "round": ""}, "round", "say which round"),
+    ({"hand": "7H 8H", "round": "six"}, "round", "a whole number"),
+    ({"hand": "7H 8H", "round": "²"}, "round", "a whole number"),  # a digit to str.isdigit, not to int
+    ({"hand": "7H 8H", "round": "9"}, "round", "rounds 1 to 7"),
+    ({"hand": "7H 8H", "round": "2", "rules": "shangai"}, "rules", "did you mean &#39;shanghai&#39;"),
+    ({"hand": "7H 8H", "round": "2", "rules": "/etc/passwd.toml"}, "rules", "unknown rule set"),
+    ({"hand": "7H 8H", "round": "2", "players": "40"}, "players", "players"),
+    ({"hand": "7H 8H", "round": "2", "moment": "later"}, "moment", "before-draw or after-draw"),
+    ({"hand": "7H 8H", "round": "2", "seen": "7H 7Q"}, "seen", "unknown card"),
+    ({"hand": "7H 8H 9H 10H 5C 5D 5S", "round": "2", "buy": "9H 9C"}, "buy", "one card"),
+    ({"hand": "7H 8H 9H 10H 5C 5D 5S KD", "round": "2", "buy": "9H"}, "buy", "before your draw"),
+])
+def test_bad_input_gets_the_form_again_with_the_message_beside_the_field(
+        client: FlaskClient, fields: dict[str, str], field: str, words: str) -> None:
+    response = page(client, **fields)
+    assert response.status_code == 400
+    assert words in field_error(response.text, field)
+    assert re.search(rf'id="{field}"[^>]*aria-invalid="true"', response.text)
+    assert "Traceback" not in response.text
+
+
+def test_a_script_in_the_hand_is_shown_as_text(client: FlaskClient) -> None:
+    response = page(client, hand="<script>alert('x')</script> 7H", round="2")
+    assert response.status_code == 400
+    assert "<script>alert" not in response.text
+    assert "&lt;script&gt;alert(" in response.text  # back in the textarea, as text
+
+
+def test_htmx_gets_the_answer_and_the_field_messages_out_of_band(client: FlaskClient) -> None:
+    good = client.get("/analyze?" + urlencode({"hand": LAYS_DOWN, "round": "6"}), headers={"HX-Request": "true"})
+    assert good.status_code == 200
+    assert good.text.lstrip().startswith("{#") is False and '<section id="answer"' in good.text
+    assert "<html" not in good.text and 'id="error-hand" role="alert" hx-swap-oob="true"></p>' in good.text
+    bad = client.get("/analyze?" + urlencode({"hand": "7H 8X", "round": "6"}), headers={"HX-Request": "true"})
+    assert bad.status_code == 400
+    assert "unknown card" in field_error(bad.text, "hand")
+
+
+def test_unknown_pages_are_404_pages(client: FlaskClient) -> None:
+    response = client.get("/no-such-page")
+    assert response.status_code == 404
+    assert "There is no page here" in response.text
+
+
+def test_the_analysis_page_takes_no_post(client: FlaskClient) -> None:
+    assert client.post("/analyze", data={"hand": "7H"}).status_code in (400, 405)  # no CSRF token: 400
+
+
+def test_every_page_is_free_of_inline_script_and_style(client: FlaskClient) -> None:
+    for url in ("/", "/analyze", "/analyze?" + urlencode({"hand": AWAY, "round": "6", "discards": "on"}),
+                "/analyze?hand=9X&round=1", "/missing"):
+        html = client.get(url).text
+        assert not re.search(r"<script(?![^>]*\ssrc=)", html), url
+        assert " style=" not in html and "<style" not in html, url
+        assert not re.search(r"\son[a-z]+=", html), url
+
+
+def test_random_junk_in_every_field_is_never_a_500(client: FlaskClient) -> None:
+    rng = random.Random(5)
+    alphabet = [*"0123456789AJQKTHDSCjk*#,\n ♠♥♦♣²٣-+.eE<>\"'&%\x00", "10", "JK", "joker", "7H", "AS"]
+    for _ in range(150):
+        fields = {name: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+                  for name in ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+                  if rng.random() < 0.7}
+        if rng.random() < 0.5:
+            fields["round"] = str(rng.randint(-2, 16))
+        assert page(client, **fields).status_code in (200, 400), fields

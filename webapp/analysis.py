@@ -1,0 +1,137 @@
+"""The analysis page: paste a hand, see the answer drawn as cards, share the link.
+
+The whole question lives in the query string (``/analyze?hand=7C+7D+...&rules=progressive&round=6``),
+so an answer can be bookmarked; the form submits by GET and works without JavaScript. With
+htmx the answer follows the typing: a request marked ``HX-Request`` gets only the answer and
+the fields' messages (swapped out of band), and ``hx-sync`` drops a slower, older answer.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from typing import Any
+
+from flask import Blueprint, Flask, current_app, render_template, request
+from markupsafe import Markup, escape
+
+from analyzer import PRESETS, Card, Rank, Suit, preset
+from webapp.questions import RULE_SET_NAMES, Question, QuestionError, answer, read_query, with_advice
+from webapp.safety import analysis_limit
+
+blueprint = Blueprint("analysis", __name__)
+
+FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+MESSAGE_FIELDS = FORM_FIELDS[:-1]  # the fields with a message beside them (a tick box cannot be wrong)
+EXAMPLE = {"hand": "7C 7D 4H 5H 6H 9S 10S JS KD joker 2C QD", "rules": "progressive", "round": "6"}
+SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
+RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING: "king"}
+
+
+@blueprint.get("/analyze")
+@analysis_limit
+def page() -> tuple[str, int] | str:
+    asked = any(name in request.args for name in ("hand", "round"))
+    values = {name: request.args.get(name, "") for name in FORM_FIELDS}
+    if not asked:
+        values["discards"] = "on"  # the empty form: the discard table is wanted unless unticked
+        return _render(values, {}, None, None, 200)
+    try:
+        question = with_advice(read_query(request.args))
+        answered = answer(question)
+    except QuestionError as error:
+        return _render(values, error.errors, None, None, 400)
+    return _render(values, {}, question, answered, 200)
+
+
+def _render(values: dict[str, str], errors: dict[str, str], question: Question | None,
+            answered: dict[str, Any] | None, status: int) -> tuple[str, int]:
+    live = bool(request.headers.get("HX-Request"))
+    template = "analysis/live.html" if live else "analysis/page.html"
+    context = {
+        "live": live,
+        "values": values,
+        "errors": errors,
+        "question": question,
+        "answer": answered,
+        "view": _view(question, answered) if question and answered else None,
+        "rule_sets": RULE_SET_NAMES,
+        "fields": MESSAGE_FIELDS,
+        "example": EXAMPLE,
+    }
+    return render_template(template, **context), status
+
+
+def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
+    """What the templates show beyond the answer's own fields: the contract in words, the cards
+    kept after the discard, what "unseen" counted."""
+    rules = preset(question.rules)
+    rule = rules.round(question.round)
+    kept = Counter(answered["leftover"])
+    if answered.get("discard"):
+        kept[answered["discard"]] -= 1
+    deck = rules.deck_for(question.players)
+    discards = answered.get("discards") or []
+    return {
+        "contract": rule.describe_contract(),
+        "deal": rule.deal,
+        "rounds": len(rules.rounds),
+        "kept": sorted(kept.elements(), key=lambda token: Card.parse(token).sort_key()),
+        "deck": f"{deck.decks} deck{'s' * (deck.decks != 1)} + {deck.jokers} joker{'s' * (deck.jokers != 1)}",
+        "for_players": question.players,
+        "best_discards": [row["card"] for row in discards if row["rank"] == 1],
+        "tied_ranks": {row["rank"] for row in discards if row["equal_to_previous"]},
+    }
+
+
+# ---- drawing cards -----------------------------------------------------------------------------
+# Cards are drawn by these cached helpers rather than Jinja macros: an answer page draws a
+# hundred cards or more, and 53 distinct cards make a small cache (benchmarks/web.py).
+
+
+@functools.cache
+def card_view(token: str) -> dict[str, str]:
+    """How a card token is drawn: its rank and suit symbol, the colour class, words for screen readers."""
+    card = Card.parse(token)
+    if card.rank is None or card.suit is None:
+        return {"token": "JK", "rank": "Joker", "symbol": "", "suit": "joker", "face": "Joker", "words": "joker"}
+    rank_words = RANK_NAMES.get(card.rank, card.rank.token)
+    return {"token": card.token, "rank": card.rank.token, "symbol": card.suit.symbol,
+            "suit": SUIT_NAMES[card.suit], "face": card.face, "words": f"{rank_words} of {SUIT_NAMES[card.suit]}"}
+
+
+@functools.lru_cache(maxsize=4096)
+def card_html(token: str, stands_for: str | None = None) -> Markup:
+    """One card as HTML: rank and suit symbol in the suit's colour (the text copies as ``7♥``);
+    a wild card with the card it stands for beside it (``Joker =3♥``)."""
+    c = card_view(token)
+    label = ""
+    if stands_for and stands_for != token:
+        m = card_view(stands_for)
+        label = (f'<span class="stands-for {m["suit"]}" title="stands for the {escape(m["words"])}">'
+                 f'={escape(m["rank"])}{m["symbol"]}</span>')
+    return Markup(f'<span class="card {c["suit"]}" data-card="{escape(c["token"])}" title="{escape(c["words"])}">'
+                  f'<span class="rank">{escape(c["rank"])}</span><span class="symbol">{c["symbol"]}</span>'
+                  f'{label}</span>')
+
+
+def picker_rows() -> list[list[str]]:
+    """The card picker's grid: a row per suit, ace to king, and the joker."""
+    suits = sorted(Suit, key=lambda suit: suit.index)
+    return [[Card(rank, suit).token for rank in Rank if rank <= Rank.KING] for suit in suits] + [["JK"]]
+
+
+def picker_html() -> Markup:
+    """The card picker, the same on every page: drawn once per app."""
+    if "picker" not in current_app.extensions:
+        current_app.extensions["picker"] = Markup(render_template("analysis/_picker.html"))
+    picker: Markup = current_app.extensions["picker"]
+    return picker
+
+
+def init_app(app: Flask) -> None:
+    app.add_template_global(card_view)
+    app.add_template_global(card_html)
+    app.add_template_global(picker_rows)
+    app.add_template_global(picker_html)
+    app.add_template_global(lambda name: len(PRESETS[name].rounds), "rounds_of")

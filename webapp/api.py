@@ -1,0 +1,40 @@
+"""The JSON API for scripts: ``POST /api/analyze`` takes the fields of an ``analyze --batch``
+line and answers with the JSON of ``analyze --json``; errors are ``{"error": ...}`` with 400."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, Response, jsonify, request
+
+from webapp.questions import QuestionError, answer, read_json
+from webapp.safety import analysis_limit
+
+blueprint = Blueprint("api", __name__, url_prefix="/api")
+
+
+@blueprint.post("/analyze")
+@analysis_limit
+def analyze() -> Response | tuple[Response, int]:
+    try:
+        question = read_json(_body())
+        # Byte for byte what ``analyze --json`` prints (its key order, its separators).
+        return Response(json.dumps(answer(question)) + "\n", mimetype="application/json")
+    except QuestionError as error:
+        field, message = next(iter(error.errors.items()))
+        shown = message if field == "request" else f"{field}: {message}"
+        return jsonify(error=shown, fields=error.errors), 400
+
+
+def _body() -> Any:
+    try:
+        return json.loads(request.get_data(cache=False))
+    except UnicodeDecodeError:
+        raise QuestionError({"request": "the body is not UTF-8 text"}) from None
+    except json.JSONDecodeError as error:
+        raise QuestionError({"request": f"the body is not JSON ({error.msg} at column {error.colno})"}) from None
+    except RecursionError:
+        raise QuestionError({"request": "the JSON is nested too deeply; send one flat object"}) from None
+    except ValueError:  # an integer of thousands of digits
+        raise QuestionError({"request": "the JSON holds a number far too large"}) from None
