@@ -598,6 +598,8 @@ def preset(name: str) -> Rules:
         names = sorted(PRESETS) + sorted(ALIASES)
         near = difflib.get_close_matches(name.lower()[:40], names, n=1, cutoff=0.6)
         guess = f"did you mean {near[0]!r}? " if near else ""
+        if not near and ("/" in name or os.path.lexists(name)):
+            guess = "a rules file is named .toml; "  # a path, not a rule set's name
         raise RulesError(f"unknown rule set {_show(name)}; {guess}known rule sets: {', '.join(names)}")
     return PRESETS[key]
 

@@ -308,3 +308,12 @@ def test_new_fields_at_their_defaults_keep_the_going_out_table() -> None:
         assert rules_fingerprint(preset(name)) in measured, name
     assert rules_fingerprint(NO_TWO) != rules_fingerprint(PROGRESSIVE)
     assert rules_fingerprint(ALWAYS_WILD_EVELEIGH) != rules_fingerprint(EVELEIGH)
+
+
+def test_a_path_without_toml_is_told_to_be_named_toml(tmp_path: Path) -> None:
+    path = tmp_path / "house.rules"
+    path.write_text('base = "shanghai"\n')
+    with pytest.raises(RulesError, match="a rules file is named .toml"):
+        load_rules(str(path))
+    with pytest.raises(RulesError, match="did you mean 'shanghai'"):
+        load_rules("shangai")
