@@ -39,6 +39,7 @@ from analyzer import (
 MAX_TEXT = 1000  # characters in a card field: 60 cards with comments fit; a pasted novel does not
 MAX_DIGITS = 6
 MOMENTS = ("before-draw", "after-draw")
+TEXT_FIELDS = ("hand", "rules", "seen", "buy", "moment")
 # The API's fields: those of an ``analyze --batch`` line (README, "Batches").
 API_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy",
               "turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")
@@ -164,11 +165,16 @@ def read_json(job: Any) -> Question:
 def _checked(fields: dict[str, Any], errors: dict[str, str]) -> Question:
     """The question from typed fields, each checked against the rule set; all problems at once."""
     cap = float(current_app.config["ANALYSIS_TIME_LIMIT"])
+    for name in TEXT_FIELDS:  # refused before any of it is read
+        value = fields.get(name)
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            errors[name] = f"{len(value)} characters is more than any real answer needs (at most {MAX_TEXT})"
     rules: Rules | None = None
-    try:
-        rules = preset(_capped(fields["rules"], 40))
-    except RulesError as error:
-        errors["rules"] = str(error)
+    if "rules" not in errors:
+        try:
+            rules = preset(fields["rules"])
+        except RulesError as error:
+            errors["rules"] = str(error)
     number = fields.get("round")
     if rules is not None and number is not None and "round" not in errors:
         try:
@@ -182,13 +188,13 @@ def _checked(fields: dict[str, Any], errors: dict[str, str]) -> Question:
         except RulesError as error:
             errors["players"] = str(error)
     moment = fields.get("moment")
-    if moment is not None and moment not in MOMENTS:
+    if moment is not None and moment not in MOMENTS and "moment" not in errors:
         errors["moment"] = f"before-draw or after-draw (or leave it out), not {_shown(moment)}"
     hand: tuple[str, ...] = ()
     if "hand" not in errors:
         try:
-            cards = read_hand(_capped(fields.get("hand") or "", MAX_TEXT),
-                              rules or PRESETS["progressive"], None if "players" in errors else players)
+            cards = read_hand(fields.get("hand") or "", rules or PRESETS["progressive"],
+                              None if "players" in errors else players)
             hand = tuple(card.token for card in cards)
         except HandError as error:
             errors["hand"] = str(error)
@@ -221,22 +227,10 @@ def _cards(fields: dict[str, Any], name: str, errors: dict[str, str]) -> tuple[s
     if name in errors:
         return ()
     try:
-        return tuple(sorted(card.token for card in parse_cards(_capped(fields.get(name) or "", MAX_TEXT))))
+        return tuple(sorted(card.token for card in parse_cards(fields.get(name) or "")))
     except CardError as error:
         errors[name] = str(error)
-    except _TooLong as error:
-        errors[name] = str(error)
     return ()
-
-
-class _TooLong(HandError, RulesError):
-    """A field longer than any real one; refused before it is read."""
-
-
-def _capped(text: str, most: int) -> str:
-    if len(text) > most:
-        raise _TooLong(f"{len(text)} characters is more than any real answer needs (at most {most})")
-    return text
 
 
 def _kind_words(types: tuple[type, ...]) -> str:
