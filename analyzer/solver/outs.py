@@ -83,7 +83,7 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites.
         outs = _outs_by_union(problem, lay_down, build_model(problem, strict_deck=False), ends)
     else:
-        outs = _outs_by_missing_sites(problem, lay_down.cards_away, ends)
+        outs = _outs_by_missing_sites(problem, lay_down, ends)
     return lay_down, frozenset(outs)
 
 
@@ -119,7 +119,7 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built)
     except DeckTooSmall:
         if not problem.counted_by_window:  # a minimum contract's strict model takes slots
-            return _outs_by_missing_sites(problem, lay_down.cards_away, ends)
+            return _outs_by_missing_sites(problem, lay_down, ends)
         strict = build_model(problem, strict_deck=True)
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
 
@@ -185,7 +185,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     return outs
 
 
-def _outs_by_missing_sites(problem: Problem, cards_away: int, ends: float) -> set[Card]:
+def _outs_by_missing_sites(problem: Problem, lay_down: LayDown, ends: float) -> set[Card]:
     """Outs for contracts whose runs take slots (minimum contracts, per-meld wild limits), from
     one model of the hand: a card is an out exactly when some arrangement with ``cards_away``
     missing cards has it among the missing ones. (Hand + card closer means an arrangement of
@@ -200,6 +200,8 @@ def _outs_by_missing_sites(problem: Problem, cards_away: int, ends: float) -> se
     arrangement with as many new sites as it can, until none shows a new one. A wild card
     that is not a joker (a wild 2) may also be a missing wild, which the model does not
     name: if no site shows it, it is asked by re-solving."""
+    assert lay_down.cards_away
+    cards_away = lay_down.cards_away
     built = build_model(problem, strict_deck=True, all_ranks=True)
     model = built.model
     model.add(built.missing_total == cards_away)
@@ -242,7 +244,8 @@ def _outs_by_missing_sites(problem: Problem, cards_away: int, ends: float) -> se
             site = model.new_bool_var("missing[JK]")
             model.add(site <= jokers)
             sites.append((site, [JOKER]))
-    outs: set[Card] = set()
+    # The lay-down's witness is a best arrangement the deck can supply: its missing cards are outs.
+    outs: set[Card] = {card for card in lay_down.missing if card.is_joker or not problem.rules.is_wild(card)}
     while not _spent(ends):
         fresh = [site for site, cards in sites if not set(cards) <= outs]
         if not fresh:
