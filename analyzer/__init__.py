@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-DEFAULT_TIME_LIMIT = 5.0  # seconds; far above what real hands need (see benchmarks)
+DEFAULT_TIME_LIMIT = 60.0  # seconds for a whole answer (lay-down, outs, discard table, buy verdict)
 
 # Names are imported when first used (PEP 562), so ``import analyzer`` stays light: the command
 # sets up its Ctrl-C handling before CP-SAT and numpy (which starts threads) are loaded.

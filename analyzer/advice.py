@@ -115,6 +115,7 @@ class Advice:
             "discards": None if self.discards is None else [row.to_dict() for row in self.discards],
             "unranked_discards": tokens(self.unranked),
             "buy": None if self.buy is None else self.buy.to_dict(),
+            "buy_finished": None if self.buy is None else self.buy.finished,
             "unfinished": list(self.unfinished),
         }
 

@@ -4,6 +4,7 @@ a simulated player, the other players going out as often as self-play says they 
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 import random
@@ -98,6 +99,7 @@ class BuyAdvice:
     method: str  # "exact" or "monte-carlo"
     turn: int  # the own turn of the round about to be played
     players: int  # at the table, for how soon the others go out
+    # Not in ``to_dict``: the advice's ``buy_finished`` and ``unfinished`` carry them.
     finished: bool = True  # False: the time budget stopped the simulation early (``stopped`` says where)
     stopped: str = ""  # in words, when not finished
 
@@ -118,8 +120,6 @@ class BuyAdvice:
             "rollouts": self.rollouts,
             "seed": self.seed,
             "method": self.method,
-            "finished": self.finished,
-            "stopped": self.stopped or None,
         }
 
 
@@ -202,6 +202,8 @@ class _Rest:
         points = laid = 0.0
         alive = 1.0  # nobody else has gone out yet
         for played, survive in enumerate(self.survival):
+            if player.solver.expired:
+                break  # past the deadline: this round will not be counted (``buy_verdict``)
             # Another player goes out before this turn: the round ends as the hand stands.
             held = player.solver.points(state.held)
             points += (alive - survive) * held
@@ -287,7 +289,9 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
     stock = Counter({card: n for card, n in unseen.items() if n})
     bought = cards + (offered,)
     player = SimulatedPlayer(analyser)
-    rest = _Rest(player, going_out_chances(rules, round_number, seats), seats, turn, horizon)
+    with analyser.deadline.paused() if analyser.deadline is not None else contextlib.nullcontext():
+        going_out = going_out_chances(rules, round_number, seats)  # measured once a process for house rules
+    rest = _Rest(player, going_out, seats, turn, horizon)
     std_error: float | None
     stopped = ""
     if horizon == 1 and _tree_size(len(stock), 1, penalty) <= EXACT_LIMIT:

@@ -3,9 +3,10 @@ the advice, the turn and the buy verdict ask of the solver, memoised within one 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from analyzer import solver
@@ -32,6 +33,16 @@ class Deadline:
     @property
     def expired(self) -> bool:
         return time.monotonic() >= self.ends
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Time spent inside is not counted: one-off set-up kept for the rest of the process
+        (measuring how soon the others go out under rules without a shipped table)."""
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.ends += time.monotonic() - start
 
 # (hand, rules, round, deck, time limit, before the draw) -> (the hand's lay-down, its outs)
 OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]

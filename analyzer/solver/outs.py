@@ -75,15 +75,15 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     if problem.counted_by_window:
         assert built is not None
         outs = _outs_by_union(problem, lay_down, built, ends)
-    elif problem.target is not None and problem.target == len(problem.hand):
-        # A go-out hand after the draw against the hand and a card, each after a draw: the
-        # card changes how many cards the melds hold, so missing cards do not say it.
-        outs = _outs_by_resolving(problem, lay_down.cards_away, ends)
-    elif problem.runs_by_window:
+    elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites.
+        # (Not for a go-out hand after the draw: hand + card melds one card more there.)
         outs = _outs_by_union(problem, lay_down, build_model(problem, strict_deck=False), ends)
     else:
-        outs = _outs_by_missing_sites(problem, lay_down.cards_away, ends)
+        # Per-meld wild limits (the Shanghai family): one model of the hand that names every
+        # missing card (tried: a strict model with a site per card) proves more slowly than
+        # these card-by-card questions, which a cheap filter keeps few.
+        outs = _outs_by_resolving(problem, lay_down.cards_away, ends)
     return lay_down, frozenset(outs)
 
 
@@ -119,7 +119,7 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built)
     except DeckTooSmall:
         if not problem.counted_by_window:  # a minimum contract's strict model takes slots
-            return _outs_by_missing_sites(problem, lay_down.cards_away, ends)
+            return _outs_by_resolving(problem, lay_down.cards_away, ends)
         strict = build_model(problem, strict_deck=True)
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
 
@@ -182,86 +182,6 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         # the walk counts a meld's places by its contract size.)
         if problem.counted_by_window:
             outs |= _neighbour_outs(problem, *skeleton(built, solver), wilds_used(built, solver))
-    return outs
-
-
-def _outs_by_missing_sites(problem: Problem, cards_away: int, ends: float) -> set[Card]:
-    """Outs for contracts whose runs take slots (minimum contracts, per-meld wild limits), from
-    one model of the hand: a card is an out exactly when some arrangement with ``cards_away``
-    missing cards has it among the missing ones. (Hand + card closer means an arrangement of
-    it with fewer missing cards; it melds the card, else the hand alone would do as well; with
-    the card missing instead it is a best arrangement of the hand. And back: the card in hand
-    fills its own place.) A go-out hand before the draw melds one card more than it holds,
-    as does the hand and the card after the draw: the same argument holds.
-
-    The strict deck model says which card each missing place is: a run's gap in its suit and
-    position, a set's missing natural of its rank (of a suit the runs leave a copy of), a
-    missing joker. Sites are collected as in ``_collect_gap_sites``: again and again a best
-    arrangement with as many new sites as it can, until none shows a new one. A wild card
-    that is not a joker (a wild 2) may also be a missing wild, which the model does not
-    name: if no site shows it, it is asked by re-solving."""
-    built = build_model(problem, strict_deck=True, all_ranks=True)
-    model = built.model
-    model.add(built.missing_total == cards_away)
-    prefilter = problem.target is None or problem.target > len(problem.hand)
-    candidates = [card for card in ALL_CARD_KINDS if problem.spare(card) and not card.is_joker
-                  and not (prefilter and not _could_fill_a_gap(problem, card, cards_away))]
-    # missed[card]: copies of the natural that runs hold as gaps (exact: 1 only on a real gap).
-    missed: dict[Card, list[cp_model.IntVar]] = {card: [] for card in candidates}
-    for index, slot in enumerate(built.runs):
-        for card in candidates:
-            assert card.suit is not None
-            for p in positions_of(card, problem.rules):
-                if p not in slot.covers:
-                    continue
-                gap = (slot.covers[p] - sum(u for (_, q), u in slot.uses.items() if q == p)
-                       - slot.wild_at[p])
-                here = model.new_bool_var(f"run{index}.missing[{card},{p}]")
-                model.add(here <= slot.suit[card.suit])
-                model.add(here <= gap)
-                model.add(here >= gap + slot.suit[card.suit] - 1)
-                missed[card].append(here)
-    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
-    for card in candidates:
-        assert card.rank is not None
-        site = model.new_bool_var(f"missing[{card}]")
-        in_sets = [g.missing[card.rank] for g in built.sets if card.rank in g.missing]
-        if in_sets:
-            # A set's missing natural of this rank can be this card while the runs leave a copy.
-            in_a_set = model.new_bool_var(f"missing_in_set[{card}]")
-            model.add(in_a_set <= sum(in_sets))
-            model.add(in_a_set + sum(missed[card]) <= problem.spare(card))
-            model.add(site <= sum(missed[card]) + in_a_set)
-        else:
-            model.add(site <= sum(missed[card]))
-        sites.append((site, [card]))
-    if problem.spare(JOKER):
-        jokers = (sum(slot.missing_jokers for slot in built.runs if slot.missing_jokers is not None)
-                  + sum(sum(g.missing_jokers.values()) for g in built.sets))
-        if not isinstance(jokers, int):
-            site = model.new_bool_var("missing[JK]")
-            model.add(site <= jokers)
-            sites.append((site, [JOKER]))
-    outs: set[Card] = set()
-    while not _spent(ends):
-        fresh = [site for site, cards in sites if not set(cards) <= outs]
-        if not fresh:
-            break
-        model.maximize(sum(fresh))
-        solver = new_solver(_left(ends))
-        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            break
-        found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
-        if not found:
-            break
-        for cards in found:
-            outs.update(cards)
-    for card in ALL_CARD_KINDS:
-        if problem.rules.is_wild(card) and not card.is_joker and card not in outs and problem.spare(card) \
-                and not _spent(ends):
-            closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-            if _closer_than(closer, cards_away, ends):
-                outs.add(card)
     return outs
 
 
