@@ -270,7 +270,9 @@ def answer(question: Question) -> dict[str, Any]:
             answered = advice.to_dict()
     except (HandError, RulesError, AdviceError, OptionError) as error:
         raise QuestionError({_field_of(error): str(error)}) from None
-    if answered["proven_optimal"]:  # an answer cut short by the time limit may improve: not kept
+    # An answer the time limit cut short (a lay-down not proven best, outs or discards left
+    # unranked, a buy verdict stopped early) may come out better next time: it is not kept.
+    if answered["proven_optimal"] and not answered.get("unfinished"):
         cache.put(question, answered)
     return answered
 

@@ -161,3 +161,36 @@ def test_random_junk_in_every_field_is_never_a_500(client: FlaskClient) -> None:
         if rng.random() < 0.5:
             fields["round"] = str(rng.randint(-2, 16))
         assert page(client, **fields).status_code in (200, 400), fields
+
+
+def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
+        client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A buy verdict stopped before any simulated round finished has no figures: the page says
+    what was left undone instead of failing on the missing numbers, and asks again next time."""
+    import dataclasses
+    import math
+
+    import webapp.questions
+    from analyzer import Verdict
+
+    real_advise = webapp.questions.advise
+    calls = []
+
+    def cut_short(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        advice = real_advise(*args, **kwargs)
+        unknown = dataclasses.replace(advice.buy.passing, lay_down_probability=math.nan,
+                                      go_out_probability=math.nan, expected_points=math.nan)
+        buy = dataclasses.replace(advice.buy, verdict=Verdict.UNDECIDED, passing=unknown, buying=unknown,
+                                  difference=math.nan, margin=math.nan)
+        return dataclasses.replace(advice, buy=buy, unfinished=("the buy verdict: no simulated round finished",))
+
+    monkeypatch.setattr(webapp.questions, "advise", cut_short)
+    question = {"hand": "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", "round": "6", "players": "4", "buy": "7H"}
+    for _ in range(2):
+        response = page(client, **question)
+        assert response.status_code == 200
+        assert "UNDECIDED" in response.text
+        assert "no simulated round finished" in response.text
+        assert "Not finished within the server" in response.text
+    assert len(calls) == 2  # not served from the cache the second time
