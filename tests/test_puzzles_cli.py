@@ -13,7 +13,7 @@ import pytest
 
 from analyzer import parse_cards
 from puzzles.bank import bank_files, load_bank, read_puzzles, write_puzzles
-from puzzles.cli import run
+from puzzles.cli import generate_many, run
 from puzzles.generate import derive
 from puzzles.model import Puzzle
 from puzzles.verify import sample, verify
@@ -181,3 +181,9 @@ def test_the_shipped_bank_verifies_on_a_seeded_sample() -> None:
     for puzzle in [*sample(quick, 12, seed=1), *sample(slow, 1, seed=1)]:
         assert verify(puzzle) == [], puzzle.id
     assert len({p.id for p in puzzles}) == len(puzzles)  # no puzzle twice
+
+
+def test_workers_give_the_same_puzzles_as_one_process() -> None:
+    one = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2))
+    two = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2, workers=2))
+    assert one == two and len(one) == 2
