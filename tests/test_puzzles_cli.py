@@ -5,8 +5,10 @@ verifies on a seeded sample."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -157,7 +159,7 @@ def test_the_console_script_exits_2_on_bad_input() -> None:
         [
             sys.executable,
             "-c",
-            "from puzzles.cli import main; raise SystemExit(main())",
+            "from puzzles.command import main; raise SystemExit(main())",
             "generate",
             "--kind",
             "nope",
@@ -187,3 +189,24 @@ def test_workers_give_the_same_puzzles_as_one_process() -> None:
     one = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2))
     two = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2, workers=2))
     assert one == two and len(one) == 2
+
+
+def test_ctrl_c_ends_the_command_with_one_line_and_status_130() -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from puzzles.command import main; raise SystemExit(main())",
+            "generate",
+            "--kind",
+            "buy",
+            "--count",
+            "50",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # loading and the first verdicts
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err == "puzzles: interrupted\n"
