@@ -84,7 +84,8 @@ def write_puzzles(path: str | os.PathLike[str], puzzles: Iterable[Puzzle]) -> No
 
 
 def bank_files(directory: str | os.PathLike[str] = BANK_DIR) -> list[Path]:
-    return sorted(Path(directory).glob("*.jsonl*"))
+    folder = Path(directory)
+    return sorted([*folder.glob("*.jsonl"), *folder.glob("*.jsonl.gz")])
 
 
 def load_bank(directory: str | os.PathLike[str] = BANK_DIR) -> list[Puzzle]:

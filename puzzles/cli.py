@@ -57,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", help="write to this file (.jsonl or .jsonl.gz) instead of standard output")
 
     ver = commands.add_parser("verify", help="re-derive every puzzle of a file; exit 1 on any difference")
-    ver.add_argument("file", help="a .jsonl or .jsonl.gz file")
+    ver.add_argument("file", help="a .jsonl or .jsonl.gz file, or a bank directory (every shard)")
     ver.add_argument("--sample", type=_positive, help="verify a seeded sample of this many puzzles")
     ver.add_argument("--seed", type=_natural, default=0)
 
@@ -266,7 +266,7 @@ def _generate(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from puzzles.verify import sample, verify
 
-    puzzles = read_puzzles(args.file)
+    puzzles = load_bank(args.file) if Path(args.file).is_dir() else read_puzzles(args.file)
     failed = checked = 0
     for puzzle in sample(puzzles, args.sample, args.seed):
         checked += 1

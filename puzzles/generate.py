@@ -53,8 +53,9 @@ from puzzles.themes import tag
 GENERATOR = "puzzles-1"
 TIME_LIMIT = 10.0  # per solver call; real hands take milliseconds, and an unproven answer is rejected
 MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
-DISCARD_LOOKS = 10  # discard positions looked at per table (each costs a discard table)
-BUY_LOOKS = 3  # buy verdicts computed per table (each costs two verdicts, seconds)
+# Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
+# a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
+LOOKS = {"lay-down": 1000, "discard": 10, "buy": 3}
 BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
 BUY_SEEDS = (0, 1)
 OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
@@ -96,7 +97,7 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
                 puzzle = derive(position)
                 if puzzle is not None:
                     return puzzle
-                if looks >= {"lay-down": 1000, "discard": DISCARD_LOOKS, "buy": BUY_LOOKS}[kind]:
+                if looks >= LOOKS[kind]:
                     return None
         table.play_turn()
     return None

@@ -5,15 +5,17 @@ verifies on a seeded sample."""
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from analyzer import parse_cards
 from puzzles.bank import bank_files, load_bank, read_puzzles, write_puzzles
-from puzzles.cli import run
+from puzzles.cli import generate_many, run
 from puzzles.generate import derive
 from puzzles.model import Puzzle
 from puzzles.verify import sample, verify
@@ -157,7 +159,7 @@ def test_the_console_script_exits_2_on_bad_input() -> None:
         [
             sys.executable,
             "-c",
-            "from puzzles.cli import main; raise SystemExit(main())",
+            "from puzzles.command import main; raise SystemExit(main())",
             "generate",
             "--kind",
             "nope",
@@ -181,3 +183,30 @@ def test_the_shipped_bank_verifies_on_a_seeded_sample() -> None:
     for puzzle in [*sample(quick, 12, seed=1), *sample(slow, 1, seed=1)]:
         assert verify(puzzle) == [], puzzle.id
     assert len({p.id for p in puzzles}) == len(puzzles)  # no puzzle twice
+
+
+def test_workers_give_the_same_puzzles_as_one_process() -> None:
+    one = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2))
+    two = list(generate_many("lay-down", "progressive", [3, 7], "planted", 0, 2, workers=2))
+    assert one == two and len(one) == 2
+
+
+def test_ctrl_c_ends_the_command_with_one_line_and_status_130() -> None:
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from puzzles.command import main; raise SystemExit(main())",
+            "generate",
+            "--kind",
+            "buy",
+            "--count",
+            "50",
+        ],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # loading and the first verdicts
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err == "puzzles: interrupted\n"
