@@ -208,9 +208,12 @@ def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
         if card in whole.leftover:
             continue
         # Kept after the turn at least ``bound``, held before the discard at least the whole
-        # hand's best leftover: skip the discard if that cannot beat the play already found.
+        # hand's best leftover, and the card's own tie-breaks: every part of the play's merit is
+        # at least this, so skip the discard if this does not beat the play already found (a
+        # natural card is still tried against a wild discard that keeps as many points).
         bound = whole.leftover_points - rules.points_of(card)
-        if best is not None and (bound, whole.leftover_points) >= (best.points_after_discard, best.leftover_points):
+        at_best = (bound, whole.leftover_points, rules.is_wild(card), card.sort_key())
+        if best is not None and at_best >= best.merit(rules):
             continue
         play = play_with_discard(solver, cards, card, whole)
         if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
