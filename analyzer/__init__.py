@@ -28,6 +28,7 @@ _HOMES = {
     "analyzer.advice": ("Advice", "DiscardRow", "Out"),
     "analyzer.api": ("advise", "analyze"),
     "analyzer.arguments": ("OptionError",),
+    "analyzer.command": ("end_on_interrupt",),
     "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyOption", "Verdict"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
@@ -75,6 +76,7 @@ __all__ = [
     "advise",
     "analyze",
     "check_rules",
+    "end_on_interrupt",
     "hand_sizes",
     "load_rules",
     "parse_cards",
@@ -88,6 +90,7 @@ if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
     from analyzer.api import advise, analyze
     from analyzer.arguments import OptionError
+    from analyzer.command import end_on_interrupt
     from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.hand import HandError, read_hand

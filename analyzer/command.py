@@ -22,23 +22,24 @@ INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    end_on_interrupt()
+    end_on_interrupt(PROG)
     from analyzer.cli import run  # after the mask: this import loads CP-SAT and numpy
 
     return run(argv)
 
 
-def end_on_interrupt() -> None:
+def end_on_interrupt(prog: str) -> None:
     """Block SIGINT in this thread (and so in every thread started later) and hand it to a
-    watcher thread that ends the process. Only from the main thread, where there is one."""
+    watcher thread that writes ``<prog>: interrupted`` and ends the process with status 130.
+    Only from the main thread, where there is one. Also the ``puzzles`` command's."""
     if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
         return
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    threading.Thread(target=_watch, name="interrupt-watcher", daemon=True).start()
+    threading.Thread(target=_watch, args=(prog,), name="interrupt-watcher", daemon=True).start()
 
 
-def _watch() -> None:
+def _watch(prog: str) -> None:
     signal.sigwait({signal.SIGINT})
     with contextlib.suppress(OSError):
-        os.write(2, f"{PROG}: interrupted\n".encode())
+        os.write(2, f"{prog}: interrupted\n".encode())
     os._exit(INTERRUPTED)  # at once: running CP-SAT searches are not waited for

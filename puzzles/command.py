@@ -9,32 +9,13 @@ the puzzle being made and resumes where it stopped.
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import threading
 from collections.abc import Sequence
 
-PROG = "puzzles"
-INTERRUPTED = 130  # 128 + SIGINT
+from analyzer import end_on_interrupt  # light: ``analyzer`` loads its modules when first used
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    _end_on_interrupt()
+    end_on_interrupt("puzzles")
     from puzzles.cli import run  # after the mask: this import loads CP-SAT
 
     return run(argv)
-
-
-def _end_on_interrupt() -> None:
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
-        return
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    threading.Thread(target=_watch, name="interrupt-watcher", daemon=True).start()
-
-
-def _watch() -> None:
-    signal.sigwait({signal.SIGINT})
-    with contextlib.suppress(OSError):
-        os.write(2, f"{PROG}: interrupted\n".encode())
-    os._exit(INTERRUPTED)
