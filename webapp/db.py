@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,23 @@ import click
 from alembic import command
 from alembic.config import Config
 from flask import Flask, current_app, g
-from sqlalchemy import DateTime, Engine, String, create_engine, event, func
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Date,
+    DateTime,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    func,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
@@ -33,9 +49,13 @@ class Base(DeclarativeBase):
     pass
 
 
+# Glicko-2's starting point for a player (a puzzle starts from the bank's own rating).
+START_RATING, START_DEVIATION, START_VOLATILITY = 1500.0, 350.0, 0.06
+
+
 class Player(Base):
     """Someone using the trainer: anonymous from the first visit (``public_id`` in a signed
-    cookie), perhaps named. Issue 11 adds ratings and accounts in later migrations."""
+    cookie), perhaps named, perhaps with an account (``username`` and a password hash)."""
 
     __tablename__ = "players"
 
@@ -45,6 +65,89 @@ class Player(Base):
     name: Mapped[str | None] = mapped_column(String(40))
     rules: Mapped[str] = mapped_column(String(40), default="progressive")  # the rule set they play, remembered
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # ---- 0002: the trainer ----
+    rating: Mapped[float] = mapped_column(Float, default=START_RATING, server_default=str(START_RATING))
+    deviation: Mapped[float] = mapped_column(Float, default=START_DEVIATION, server_default=str(START_DEVIATION))
+    volatility: Mapped[float] = mapped_column(Float, default=START_VOLATILITY, server_default=str(START_VOLATILITY))
+    streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # rated answers right in a row
+    best_streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    daily_streak: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # days in a row, daily solved
+    last_daily_solved: Mapped[date | None] = mapped_column(Date)
+    username: Mapped[str | None] = mapped_column(String(40), unique=True)  # an account's log-in name
+    password_hash: Mapped[str | None] = mapped_column(String(256))
+
+
+class PuzzleRating(Base):
+    """A puzzle's Glicko-2 rating as players meet it: a row per puzzle id, made on its first
+    rated attempt (from the bank's rating), updated with each rated attempt."""
+
+    __tablename__ = "puzzle_ratings"
+
+    puzzle_id: Mapped[str] = mapped_column(String(12), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float)
+    deviation: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # rated attempts
+    solved: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class Attempt(Base):
+    """One answer to one puzzle, kept for ever. ``token`` is the one-time key the puzzle page
+    issued: a second submission of it finds this row and changes nothing. Only a player's
+    first attempt at a puzzle is rated (``rated``; the ratings before and after are kept)."""
+
+    __tablename__ = "attempts"
+    __table_args__ = (
+        UniqueConstraint("player_id", "token", name="uq_attempts_player_token"),
+        Index("ix_attempts_player_puzzle", "player_id", "puzzle_id"),
+        Index("ix_attempts_puzzle", "puzzle_id"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    puzzle_id: Mapped[str] = mapped_column(String(12))
+    token: Mapped[str] = mapped_column(String(32))
+    answer: Mapped[Any] = mapped_column(JSON)  # what was submitted, as read: {"discard": "7H"}, {"melds": ...}
+    right: Mapped[bool] = mapped_column(Boolean)
+    rated: Mapped[bool] = mapped_column(Boolean)
+    daily: Mapped[date | None] = mapped_column(Date)  # the day whose daily puzzle this answered, if it did
+    rating_before: Mapped[float] = mapped_column(Float)  # the player's
+    rating_after: Mapped[float] = mapped_column(Float)
+    deviation_after: Mapped[float] = mapped_column(Float)
+    puzzle_rating_before: Mapped[float | None] = mapped_column(Float)  # None when unrated
+    puzzle_rating_after: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class DailyResult(Base):
+    """A player's result on one day's daily puzzle: their first answer to it that day."""
+
+    __tablename__ = "daily_results"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(12))
+    solved: Mapped[bool] = mapped_column(Boolean)
+
+
+REPORT_STATES = ("open", "blocked", "cleared")
+
+
+class Report(Base):
+    """A player saying a puzzle is wrong. While a puzzle has an ``open`` or ``blocked`` report
+    it is not served; a maintainer reviews it (``flask --app webapp reports``) to ``blocked`` or
+    ``cleared``."""
+
+    __tablename__ = "reports"
+    __table_args__ = (Index("ix_reports_puzzle", "puzzle_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    puzzle_id: Mapped[str] = mapped_column(String(12))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    reason: Mapped[str] = mapped_column(Text, default="", server_default="")
+    state: Mapped[str] = mapped_column(String(10), default="open", server_default="open")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    reviewed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
 
 # ---- engine and sessions -------------------------------------------------------------------------
@@ -62,11 +165,21 @@ def make_engine(url: str) -> Engine:
 
     @event.listens_for(engine, "connect")
     def _pragmas(connection: Any, _record: Any) -> None:
+        # The driver's own transaction handling off: SQLAlchemy says BEGIN itself (below), so a
+        # writer can take the write lock up front.
+        connection.isolation_level = None
         cursor = connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(connection: Any) -> None:
+        # BEGIN IMMEDIATE for ``write_transaction``: two writers queue (the busy timeout) instead
+        # of both reading first and one failing to upgrade its lock.
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
 
     return engine
 
@@ -97,6 +210,19 @@ def transaction() -> Iterator[Session]:
     """The request's session inside one transaction: committed on success, rolled back on error."""
     db = session()
     with db.begin():
+        yield db
+
+
+@contextmanager
+def write_transaction() -> Iterator[Session]:
+    """``transaction()`` for a change that reads what it then writes (an answer and the ratings
+    it moves): on SQLite the write lock is taken at BEGIN (BEGIN IMMEDIATE), so writers
+    serialize; on PostgreSQL the caller locks the rows it reads (``with_for_update``)."""
+    db = session()
+    if db.in_transaction():  # a read earlier in the request: end it, the write starts afresh
+        db.commit()
+    with db.begin():
+        db.connection(execution_options={"sqlite_begin": "IMMEDIATE"})
         yield db
 
 
