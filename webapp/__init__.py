@@ -37,7 +37,10 @@ DEFAULTS: dict[str, Any] = {
     "ANALYSIS_PER_MINUTE": 60,  # solver runs per client and minute (page, live updates and API together)
     "RATELIMIT_STORAGE_URI": "memory://",  # redis://host:6379 when several processes serve
     "RATELIMIT_HEADERS_ENABLED": True,
-    "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For is to be believed
+    "TRUSTED_PROXIES": 0,
+    "PERMANENT_SESSION_LIFETIME": 400 * 24 * 3600,  # the anonymous player's cookie: a browser's longest
+    "PUZZLE_BANK": None,  # a folder of puzzle shards; None: the bank shipped with ``puzzles``
+    "TRAINER_TODAY": None,  # an ISO date that fixes "today" (tests); None: today in UTC  # reverse proxies in front whose X-Forwarded-For is to be believed
 }
 
 
@@ -61,16 +64,18 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import analysis, api, db, errors, home, questions, safety
+    from webapp import analysis, api, db, errors, home, questions, reports, safety, train
 
     db.init_app(app)
     safety.init_app(app)
     errors.init_app(app)
     questions.init_app(app)
     analysis.init_app(app)
+    reports.init_app(app)
     app.register_blueprint(home.blueprint)
     app.register_blueprint(analysis.blueprint)
     app.register_blueprint(api.blueprint)
+    app.register_blueprint(train.blueprint)
     safety.csrf.exempt(api.blueprint)  # JSON for scripts: no cookies are read, no state changes
 
     @app.after_request

@@ -28,6 +28,10 @@ def wants_json() -> bool:
 def _http_error(error: HTTPException) -> Response | tuple[str, int]:
     code = error.code or 500
     message = MESSAGES.get(code, error.description or "")
+    if error.description and error.description != type(error).description:
+        message = error.description[0].upper() + error.description[1:]  # abort(code, "what was wrong")
+        if not message.endswith((".", "?", ")")):
+            message += "."
     if code == 400 and error.description and "CSRF" in error.description:
         message = "The form had expired or did not come from this site: reload the page and send it again."
     elif code == 429 and error.description:

@@ -1,0 +1,340 @@
+"""The trainer: practice near your rating, a given puzzle, answers scored and recorded exactly
+once, the daily puzzle, the dashboard, and reports of wrong puzzles.
+
+    GET  /practice                 the next puzzle near the player's rating (rules, kind, theme,
+                                   easier/harder in the query; the rule set is remembered)
+    GET  /puzzles/<id>             a puzzle: rated on the first try, a replay afterwards (unrated)
+    POST /puzzles/<id>/answer      the answer: feedback at once; a repeat of the form changes nothing
+    POST /puzzles/<id>/report      "this puzzle is wrong": not served again until reviewed
+    GET  /daily                    today's puzzle, the player's result, how many solved it
+    GET  /dashboard                rating over time, results by theme, failed puzzles to replay
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from datetime import date
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import Blueprint, abort, redirect, render_template, request, url_for
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+from werkzeug.wrappers import Response
+
+from analyzer import PRESETS, Card, preset
+from puzzles.model import KINDS, Puzzle
+from webapp.answers import AnswerError, Scored, contract_rows, score
+from webapp.bank import bank, today
+from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session, transaction, write_transaction
+from webapp.players import current_player, display_name
+from webapp.rating_stand_in import EASIER, HARDER, choose_puzzle, rating_chart
+from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
+
+blueprint = Blueprint("train", __name__)
+
+KIND_QUESTIONS = {"lay-down": "Can you lay down?", "discard": "Which discard?", "buy": "Should you buy?"}
+DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
+MAX_REASON = 500  # characters in a report's reason
+BLOCKING_STATES = ("open", "blocked")
+
+
+class BadSubmission(ValueError):
+    """A submission answered 400 with its message; nothing is recorded."""
+
+
+# ---- practice --------------------------------------------------------------------------------------
+
+
+def _filters(args: Mapping[str, str], player: Player) -> dict[str, str]:
+    """The practice filters from the query string, each checked (an unknown value is a 400)."""
+    rules = args.get("rules", "").strip() or player.rules
+    kind = args.get("kind", "").strip()
+    theme = args.get("theme", "").strip()
+    difficulty = args.get("difficulty", "").strip()
+    if rules not in PRESETS:
+        abort(400, f"there is no rule set {rules[:40]!r}: choose one of {', '.join(PRESETS)}")
+    if kind and kind not in KINDS:
+        abort(400, f"a puzzle kind is one of {', '.join(KINDS)}, not {kind[:40]!r}")
+    if theme and theme not in bank().themes:
+        abort(400, f"there is no theme {theme[:40]!r}")
+    if difficulty not in DIFFICULTY:
+        abort(400, "difficulty is easier, harder or left empty")
+    return {"rules": rules, "kind": kind, "theme": theme, "difficulty": difficulty}
+
+
+@blueprint.get("/practice")
+def practice() -> Response | tuple[str, int]:
+    with transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        filters = _filters(request.args, player)
+        if filters["rules"] != player.rules:
+            player.rules = filters["rules"]  # the rule set asked for is the one remembered
+        exclude = _attempted(db, player) | blocked_ids(db)
+        chosen = choose_puzzle(
+            bank().puzzles, _puzzle_ratings(db), player.rating, rules=filters["rules"],
+            kind=filters["kind"] or None, theme=filters["theme"] or None,
+            offset=int(DIFFICULTY[filters["difficulty"]]), exclude=exclude, rng=random.Random(),
+        )
+    if chosen is None:
+        return render_template("train/none_left.html", filters=filters, **_choices()), 200
+    query = {name: value for name, value in filters.items() if value and name != "rules"}
+    return redirect(url_for("train.puzzle", puzzle_id=chosen.id, **query), code=303)
+
+
+def _attempted(db: Session, player: Player) -> set[str]:
+    return set(db.scalars(select(Attempt.puzzle_id).where(Attempt.player_id == player.id).distinct()))
+
+
+def _puzzle_ratings(db: Session) -> dict[str, float]:
+    return {puzzle_id: rating for puzzle_id, rating in db.execute(select(PuzzleRating.puzzle_id, PuzzleRating.rating))}
+
+
+def blocked_ids(db: Session) -> set[str]:
+    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer."""
+    return set(db.scalars(select(Report.puzzle_id).where(Report.state.in_(BLOCKING_STATES)).distinct()))
+
+
+def _choices() -> dict[str, Any]:
+    return {"rule_sets": tuple(PRESETS), "kinds": KINDS, "themes": bank().themes}
+
+
+# ---- one puzzle -------------------------------------------------------------------------------------
+
+
+def _served(db: Session, puzzle_id: str) -> Puzzle:
+    puzzle = bank().by_id.get(puzzle_id)
+    if puzzle is None:
+        abort(404, f"there is no puzzle {puzzle_id[:20]!r}")
+    if puzzle_id in blocked_ids(db):
+        abort(404, "this puzzle was reported as wrong and is waiting for review")
+    return puzzle
+
+
+@blueprint.get("/puzzles/<puzzle_id>")
+def puzzle(puzzle_id: str) -> tuple[str, int]:
+    with transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        puzzle = _served(db, puzzle_id)
+        context = _puzzle_context(db, player, puzzle)
+    return render_template("train/puzzle.html", **context), 200
+
+
+def _puzzle_context(db: Session, player: Player, puzzle: Puzzle, errors: str | None = None) -> dict[str, Any]:
+    attempts = db.scalar(select(func.count()).select_from(Attempt).where(
+        Attempt.player_id == player.id, Attempt.puzzle_id == puzzle.id)) or 0
+    day = today()
+    return {
+        "player": player,
+        "puzzle": puzzle,
+        "view": position_view(puzzle),
+        "replay": attempts > 0,
+        "daily": _daily_id(day) == puzzle.id,
+        "day": day,
+        "token": issue_token(player.public_id, puzzle.id),
+        "next_query": _next_query(request.values),
+        "error": errors,
+        "values": request.form if request.method == "POST" else {},
+    }
+
+
+def _next_query(values: Mapping[str, str]) -> dict[str, str]:
+    """The practice filters a puzzle page carries along to its "next puzzle" link."""
+    return {name: values[name] for name in ("kind", "theme", "difficulty") if values.get(name)}
+
+
+def position_view(puzzle: Puzzle) -> dict[str, Any]:
+    """What the page shows of the position besides the hand."""
+    rules = preset(puzzle.rules)
+    rule = rules.round(puzzle.round)
+    table = [{"seat": seat, "melds": [meld.to_dict() for meld in melds], "mine": seat == puzzle.seat}
+             for seat, melds in enumerate(puzzle.table) if melds]
+    return {
+        "question": KIND_QUESTIONS[puzzle.kind],
+        "contract": rule.describe_contract(),
+        "rows": contract_rows(puzzle),
+        "rounds": len(rules.rounds),
+        "go_out": rule.go_out,
+        "hand": [card.token for card in puzzle.hand],
+        "discard_pile": [card.token for card in puzzle.discard_pile],
+        "top_discard": puzzle.discard_pile[-1].token if puzzle.discard_pile else None,
+        "table": table,
+        "analysis_url": analysis_url(puzzle),
+    }
+
+
+def analysis_url(puzzle: Puzzle) -> str:
+    """The analysis page with this puzzle's position: the solver's full answer, to explore."""
+    fields = {"hand": " ".join(card.token for card in puzzle.hand), "rules": puzzle.rules,
+              "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment}
+    if puzzle.seen:
+        fields["seen"] = " ".join(card.token for card in puzzle.seen)
+    if puzzle.kind == "buy" and puzzle.offered is not None:
+        fields["buy"] = puzzle.offered.token
+    if puzzle.kind == "discard":
+        fields["discards"] = "on"
+    return url_for("analysis.page") + "?" + urlencode(fields)
+
+
+@blueprint.post("/puzzles/<puzzle_id>/answer")
+def answer(puzzle_id: str) -> tuple[str, int]:
+    puzzle = bank().by_id.get(puzzle_id)
+    if puzzle is None:
+        abort(400, f"there is no puzzle {puzzle_id[:20]!r} to answer")
+    try:
+        scored = score(puzzle, request.form)
+    except AnswerError as error:
+        return _refused(puzzle, str(error))
+    day = today()
+    daily_day = day if _daily_id(day) == puzzle.id else None
+    with write_transaction() as db:
+        player = current_player(db, create=False, lock=True)
+        if player is None:
+            abort(400, "answer a puzzle from its page: this browser has no player yet (are cookies on?)")
+        try:
+            token = read_token(request.form.get("token", ""), player.public_id, puzzle.id)
+        except TokenError as error:
+            abort(400, str(error))
+        if puzzle.id in blocked_ids(db):
+            abort(400, "this puzzle was reported as wrong and is waiting for review")
+        recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day)
+        attempt = recorded.attempt
+        if recorded.repeat:  # the first submission's answer is the one shown
+            scored = score_stored(puzzle, attempt)
+        solved_today = _solved_count(db, day) if daily_day else None
+        context = {
+            "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
+            "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
+            "daily_streak": daily_streak(player, day), "solved_today": solved_today,
+            "next_query": _next_query(request.form),
+        }
+    return render_template("train/result.html", **context), 200
+
+
+def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored:
+    """The stored answer scored again (a repeated submission shows what was recorded)."""
+    stored = attempt.answer or {}
+    if puzzle.kind == "discard":
+        form = {"card": stored.get("discard", "")}
+    elif puzzle.kind == "buy":
+        form = {"choice": stored.get("choice", "")}
+    elif stored.get("cannot"):
+        form = {"cannot": "1"}
+    else:
+        form = {f"meld-{i}": text for i, text in enumerate(stored.get("melds", []))}
+        form["discard"] = stored.get("discard") or ""
+    try:
+        return score(puzzle, form)
+    except AnswerError:
+        return Scored(attempt.right, stored)
+
+
+def _refused(puzzle: Puzzle, message: str) -> tuple[str, int]:
+    """A submission that is not an answer: the puzzle again with the message, 400, nothing recorded."""
+    db = session()
+    player = current_player(db, create=False)
+    if player is None:
+        abort(400, message)
+    context = _puzzle_context(db, player, puzzle, errors=message)
+    db.rollback()
+    return render_template("train/puzzle.html", **context), 400
+
+
+def _daily_id(day: date) -> str | None:
+    puzzle = bank().daily(day)
+    return None if puzzle is None else puzzle.id
+
+
+def _solved_count(db: Session, day: date) -> int:
+    return db.scalar(select(func.count()).select_from(DailyResult).where(
+        DailyResult.day == day, DailyResult.solved.is_(True))) or 0
+
+
+@blueprint.post("/puzzles/<puzzle_id>/report")
+def report(puzzle_id: str) -> tuple[str, int]:
+    if puzzle_id not in bank().by_id:
+        abort(400, f"there is no puzzle {puzzle_id[:20]!r} to report")
+    reason = request.form.get("reason", "").strip()
+    if len(reason) > MAX_REASON:
+        abort(400, f"say what is wrong in at most {MAX_REASON} characters")
+    with transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        db.add(Report(puzzle_id=puzzle_id, player_id=player.id, reason=reason))
+    return render_template("train/reported.html", puzzle_id=puzzle_id), 200
+
+
+# ---- the daily puzzle ----------------------------------------------------------------------------------
+
+
+@blueprint.get("/daily")
+def daily_page() -> tuple[str, int]:
+    day = today()
+    puzzle = bank().daily(day)
+    if puzzle is None:
+        abort(404, "there is no daily puzzle for today")
+    with transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        result = db.get(DailyResult, (player.id, day))
+        context = _puzzle_context(db, player, puzzle) if result is None else {"player": player, "puzzle": puzzle}
+        context.update({
+            "result": result, "day": day, "solved_today": _solved_count(db, day),
+            "daily_streak": daily_streak(player, day),
+            "tried_today": db.scalar(select(func.count()).select_from(DailyResult).where(DailyResult.day == day)) or 0,
+        })
+    return render_template("train/daily.html", **context), 200
+
+
+# ---- the dashboard --------------------------------------------------------------------------------------
+
+
+@blueprint.get("/dashboard")
+def dashboard() -> tuple[str, int]:
+    with transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        attempts = list(db.scalars(select(Attempt).where(Attempt.player_id == player.id).order_by(Attempt.id)))
+        context = {"player": player, "name": display_name(player), **summary(player, attempts, today())}
+    return render_template("train/dashboard.html", **context), 200
+
+
+def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any]:
+    """The dashboard's figures from a player's attempts (oldest first)."""
+    by_id = bank().by_id
+    rated = [attempt for attempt in attempts if attempt.rated]
+    history = [(attempt.created_at, attempt.rating_after, attempt.deviation_after) for attempt in rated]
+    themes: dict[str, list[int]] = {}
+    for attempt in rated:
+        puzzle = by_id.get(attempt.puzzle_id)
+        for theme in puzzle.themes if puzzle else ():
+            counts = themes.setdefault(theme, [0, 0])
+            counts[0] += int(attempt.right)
+            counts[1] += 1
+    rows = sorted(({"theme": theme, "right": right, "tried": tried, "share": right / tried}
+                   for theme, (right, tried) in themes.items()), key=lambda row: (row["share"], -row["tried"], row["theme"]))
+    ranked = [row for row in rows if row["tried"] >= 2] or rows
+    solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
+    failed = []
+    for attempt in rated:
+        if not attempt.right and attempt.puzzle_id not in solved and attempt.puzzle_id in by_id:
+            failed.append(by_id[attempt.puzzle_id])
+    return {
+        "chart": rating_chart([(when, rating, deviation) for when, rating, deviation in history]) if history else None,
+        "themes": rows,
+        "weakest": ranked[0]["theme"] if ranked else None,
+        "strongest": ranked[-1]["theme"] if len(ranked) > 1 else None,
+        "failed": failed,
+        "rated_count": len(rated),
+        "right_count": sum(attempt.right for attempt in rated),
+        "replays": len(attempts) - len(rated),
+        "daily_streak": daily_streak(player, day),
+        "recent": [(attempt, by_id.get(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
+    }
+
+
+def card_tokens(cards: tuple[Card, ...]) -> list[str]:
+    return [card.token for card in cards]
