@@ -26,7 +26,7 @@ SIZE_LIMITS = (160, 4000)  # pixels, each of width and height
 LEFT, RIGHT, TOP, BOTTOM = 44, 52, 10, 22
 EMPTY_HEIGHT = 40
 
-Point = tuple[datetime, float, float]  # (when, rating, deviation)
+Point = tuple[date, float, float]  # (when, rating, deviation); a datetime is a date
 
 
 class ChartError(ValueError):
@@ -34,7 +34,9 @@ class ChartError(ValueError):
     or deviation that is not a finite number (deviation >= 0), or a size out of ``SIZE_LIMITS``."""
 
 
-def rating_chart(history: Sequence[Point], *, width: int = 640, height: int = 220) -> str:
+def rating_chart(
+    history: Sequence[tuple[datetime, float, float]], *, width: int = 640, height: int = 220
+) -> str:
     """The history (oldest first) as an ``<svg>`` element with ``role="img"``, a ``<title>`` and
     a ``<desc>`` that say the current rating and the range in words."""
     for name, size in (("width", width), ("height", height)):
@@ -118,8 +120,10 @@ def _chart(points: list[Point], width: int, height: int) -> str:
         f"{round(current + 2 * deviation)}; lowest {round(min(ratings))}, highest {round(max(ratings))}."
     )
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="rating-chart" role="img" width="{width}" '
-        f'height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">',
+        (
+            f'<svg xmlns="http://www.w3.org/2000/svg" class="rating-chart" role="img" width="{width}" '
+            f'height="{height}" viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">'
+        ),
         f"<title>{escape(title)}</title><desc>{escape(words)}</desc>",
     ]
     # The y axis: a gridline and a label at each round number.

@@ -3,9 +3,10 @@ it was given: each vertex read back through the axis ticks is that point's ratin
 
 from __future__ import annotations
 
+import itertools
 import math
-import xml.etree.ElementTree as ElementTree
 from datetime import datetime, timedelta
+from xml.etree import ElementTree
 
 import pytest
 from hypothesis import given
@@ -70,7 +71,7 @@ def test_the_line_has_one_vertex_per_point_in_order_at_its_rating(
     vertices = pairs(line.get("points", ""))
     assert len(vertices) == len(history)
     xs = [x for x, _ in vertices]
-    assert all(left < right for left, right in zip(xs, xs[1:]))
+    assert all(left < right for left, right in itertools.pairwise(xs))
     values, ys = axis(root)
     # One pixel is this many rating points; coordinates are rounded to 0.1 pixel.
     points_per_pixel = (values[-1] - values[0]) / (ys[0] - ys[-1])

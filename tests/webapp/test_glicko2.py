@@ -5,6 +5,7 @@ volatility step checked against an independent root of the paper's f at other co
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import assume, given
@@ -74,7 +75,7 @@ def _paper_v_and_delta(player: Rating, games: list[Game]) -> tuple[float, float,
     return phi, v, v * total_delta
 
 
-def _root_by_bisection(f, low: float, high: float) -> float:
+def _root_by_bisection(f: Callable[[float], float], low: float, high: float) -> float:
     """A root of f in [low, high] by plain bisection (no Illinois step), to 1e-12."""
     f_low = f(low)
     assert f_low * f(high) <= 0
