@@ -212,7 +212,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float) -> set[
         if _spent(ends):
             break
         closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-        found = _closer_than(closer, cards_away, ends)
+        found = _closer_than(closer, cards_away, ends, card if counted_as_missing else None)
         if found is not None:
             outs.add(card)
             if counted_as_missing:
@@ -220,13 +220,16 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float) -> set[
     return outs
 
 
-def _closer_than(problem: Problem, cards_away: int, ends: float) -> Solution | None:
+def _closer_than(problem: Problem, cards_away: int, ends: float, melded: Card | None = None) -> Solution | None:
     """An arrangement of ``problem`` with fewer than ``cards_away`` missing cards, if any. The
     model that ignores the deck answers first (a no is final); a yes it cannot show the deck
-    supports goes to the strict model."""
+    supports goes to the strict model. ``melded``: a card the arrangement must meld (one that
+    could only be closer by melding the card added), which proves a no sooner."""
     for strict_deck in (False, True):
         built = build_model(problem, strict_deck=strict_deck)
         built.model.add(built.missing_total <= cards_away - 1)
+        if melded is not None:
+            built.model.add(_copies_melded(built, melded) >= 1)
         built.model.clear_objective()
         solver = new_solver(_left(ends))
         if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
@@ -236,6 +239,14 @@ def _closer_than(problem: Problem, cards_away: int, ends: float) -> Solution | N
         except DeckTooSmall:
             continue
     return None
+
+
+def _copies_melded(built: Model, card: Card) -> cp_model.LinearExprT:
+    """Copies of ``card`` the melds hold, as a natural or as a wild card."""
+    in_runs = sum(use for slot in built.runs for (c, _), use in slot.uses.items() if c == card)
+    in_windows = sum(use for group in built.windows for (c, _), use in group.uses.items() if c == card)
+    in_sets = sum(group.uses[card] for group in built.sets if card in group.uses)
+    return in_runs + in_windows + in_sets + built.wild_used.get(card, 0)
 
 
 class MissingBound:
