@@ -43,6 +43,7 @@ from analyzer import (
     Table,
     advise,
     analyze,
+    deterministic_work,
     preset,
 )
 from puzzles.check import play_problems
@@ -51,7 +52,14 @@ from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
 from puzzles.themes import tag
 
 GENERATOR = "puzzles-1"
-TIME_LIMIT = 10.0  # per solver call; real hands take milliseconds, and an unproven answer is rejected
+# A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
+# time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
+# and an answer it leaves unproven is rejected, the same way on every machine...
+WORK = 5.0
+# ...while seconds only guard against a runaway: an answer the analyser could not finish within
+# them (``unfinished``, a buy verdict not ``finished``, a lay-down not proven) is rejected, never
+# accepted with other figures. Real positions take well under a minute.
+TIME_LIMIT = 600.0
 MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
 # Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
 # a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
@@ -71,6 +79,11 @@ class GenerationError(RuntimeError):
 def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str = "play") -> Puzzle | None:
     """The puzzle of ``kind`` this seed gives for the round of the preset ``rules``, or None when
     the seed's table reaches no clear one."""
+    with deterministic_work(WORK):
+        return _generate(kind, rules, round_number, seed, source)
+
+
+def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) -> Puzzle | None:
     if kind not in KINDS:
         raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
     rule_set = preset(rules)
@@ -85,7 +98,7 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
         raise ValueError(f"a puzzle comes from 'play' or is 'planted', not {source!r}")
     if kind == "buy" and rule_set.buys_in(round_number) == 0:
         return None
-    table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), time_limit=TIME_LIMIT)
+    table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), work=WORK)
     start = rng.randrange(2 * players)  # the first table turn whose positions count
     looks = 0
     while not table.finished:
@@ -200,7 +213,7 @@ def _worth_a_look(position: Puzzle) -> bool:
         moment="before-draw",
         time_limit=TIME_LIMIT,
     )
-    return any(out.card == position.offered for out in advice.outs)
+    return not advice.unfinished and any(out.card == position.offered for out in advice.outs)
 
 
 def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, seed: int) -> Puzzle | None:
@@ -259,7 +272,12 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 
 def derive(position: Puzzle) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
-    when it is not clear enough to ask."""
+    when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``)."""
+    with deterministic_work(WORK):
+        return _derive(position)
+
+
+def _derive(position: Puzzle) -> Puzzle | None:
     derived = {"lay-down": _lay_down, "discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
         return None
@@ -303,12 +321,13 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
         return None
     if not best.can_lay_down and all(outcome["cannot"] for outcome in hasty):
         return None
-    looks_ready = (
-        best.can_lay_down
-        or analyze(
+    if best.can_lay_down:
+        looks_ready = True
+    else:
+        loose = analyze(
             position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
-        ).can_lay_down
-    )
+        )
+        looks_ready = loose.can_lay_down and loose.proven_optimal
     if not looks_ready:
         return None
     margin = {
@@ -431,7 +450,7 @@ def _discard(position: Puzzle) -> Puzzle | None:
         moment="after-draw",
         time_limit=TIME_LIMIT,
     )
-    if not advice.lay_down.proven_optimal or not advice.discards:
+    if not advice.lay_down.proven_optimal or not advice.discards or advice.unfinished:
         return None
     rows = advice.discards
     top = [row for row in rows if row.rank == 1]
@@ -517,7 +536,7 @@ def _buy(position: Puzzle) -> Puzzle | None:
         )
         assert advice.buy is not None
         verdicts.append(advice.buy)
-        if advice.buy.verdict.value not in (BUY, PASS):
+        if advice.buy.verdict.value not in (BUY, PASS) or not advice.buy.finished or advice.unfinished:
             return None
         if len(verdicts) == 1:
             clearance = abs(advice.buy.difference) - advice.buy.margin
