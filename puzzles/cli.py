@@ -264,17 +264,22 @@ def _generate(args: argparse.Namespace) -> int:
 
 
 def _verify(args: argparse.Namespace) -> int:
-    from puzzles.verify import sample, verify
+    from puzzles.verify import check, sample
 
     puzzles = load_bank(args.file) if Path(args.file).is_dir() else read_puzzles(args.file)
-    failed = checked = 0
+    failed = checked = noted = 0
     for puzzle in sample(puzzles, args.sample, args.seed):
         checked += 1
-        problems = verify(puzzle)
-        for problem in problems:
-            print(f"{puzzle.id} ({puzzle.kind}, {puzzle.rules} round {puzzle.round}): {problem}")
-        failed += bool(problems)
-    print(f"{checked} puzzles verified, {failed} failed")
+        report = check(puzzle)
+        where = f"{puzzle.id} ({puzzle.kind}, {puzzle.rules} round {puzzle.round})"
+        for problem in report.problems:
+            print(f"{where}: {problem}")
+        for note in report.notes:
+            print(f"{where}: note: {note}")
+        failed += bool(report.problems)
+        noted += bool(report.notes)
+    notes = f" ({noted} with figures that differ, answers and acceptance the same)" if noted else ""
+    print(f"{checked} puzzles verified, {failed} failed{notes}")
     return FAILED if failed else 0
 
 

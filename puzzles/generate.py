@@ -270,15 +270,23 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 # ---- from a position to a puzzle ---------------------------------------------------------------------
 
 
-def derive(position: Puzzle) -> Puzzle | None:
+def derive(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
-    when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``)."""
+    when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``).
+
+    A lay-down puzzle's ``solution`` is the solver's best play, or ``best_play`` when that play
+    is legal (the validator) and keeps the optimum's points: ``puzzles verify`` passes the stored
+    one, so that themes read off the play (which melds hold the wild card, the ace, the long
+    run) stay those of the stored play when the solver comes to prefer another of equal merit."""
     with deterministic_work(WORK):
-        return _derive(position)
+        return _derive(position, best_play)
 
 
-def _derive(position: Puzzle) -> Puzzle | None:
-    derived = {"lay-down": _lay_down, "discard": _discard, "buy": _buy}[position.kind](position)
+def _derive(position: Puzzle, best_play: LayDownAnswer | None) -> Puzzle | None:
+    if position.kind == "lay-down":
+        derived = _lay_down(position, best_play)
+    else:
+        derived = {"discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
         return None
     puzzle = derived
@@ -286,7 +294,7 @@ def _derive(position: Puzzle) -> Puzzle | None:
     return dataclasses.replace(puzzle, rating=difficulty(puzzle))
 
 
-def _lay_down(position: Puzzle) -> Puzzle | None:
+def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
     """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
@@ -313,6 +321,9 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
                 f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
                 f"{position.round} fails the validator: {problems or points}"
             )
+        if best_play is not None and not best_play.cannot:
+            if play_problems(position.hand, rules, position.round, best_play) == ([], best_points):
+                solution = best_play  # another play of equal merit: the one the themes read
     hasty = [
         _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
     ]
