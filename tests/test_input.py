@@ -44,7 +44,7 @@ from analyzer.rules import DeckRule, MeldKind, MeldSpec, Points, RoundRule, pars
 
 ROOT = Path(__file__).resolve().parents[1]
 LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2, before the draw: lays down
-SLOW_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"  # kolsov round 7: --discards takes long
+SLOW_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"  # kolsov round 7: its buy verdict to the end of the round takes seconds
 SECONDS = 20  # no case may take longer (most take one)
 FIVE_THOUSAND_DIGITS = "9" * 5000
 
