@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import itertools
 import json
 import multiprocessing
 import sys
@@ -226,35 +227,18 @@ def generate_many(
     and on either engine: ``ray`` runs the same pure function as Ray tasks, taken in order."""
     limit = max_attempts or 200 * count
     jobs = ((kind, rules, rounds[i % len(rounds)], i, source) for i in range(start, start + limit))
-    found = 0
-    if engine == "ray":
-        with contextlib.closing(_ray_attempts(jobs)) as results:
-            for puzzle in results:
-                if puzzle is not None:
-                    yield puzzle
-                    found += 1
-                    if found >= count:
-                        return
-        return
-    if engine != "process":
+    if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    if workers == 1:
-        results: Iterator[Puzzle | None] = map(_attempt, jobs)
-        for puzzle in results:
-            if puzzle is not None:
-                yield puzzle
-                found += 1
-                if found >= count:
-                    return
-        return
-    with multiprocessing.get_context("spawn").Pool(workers) as pool:
-        for puzzle in pool.imap(_attempt, jobs, chunksize=1):
-            if puzzle is not None:
-                yield puzzle
-                found += 1
-                if found >= count:
-                    pool.terminate()
-                    return
+    with contextlib.ExitStack() as stack:
+        results: Iterator[Puzzle | None]
+        if engine == "ray":
+            results = stack.enter_context(contextlib.closing(_ray_attempts(jobs)))
+        elif workers == 1:
+            results = map(_attempt, jobs)
+        else:  # leaving the pool terminates it, with the attempts not yet taken
+            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
+            results = pool.imap(_attempt, jobs, chunksize=1)
+        yield from itertools.islice((puzzle for puzzle in results if puzzle is not None), count)
 
 
 def _ray_attempts(jobs: Iterator[tuple[str, str, int, int, str]]) -> Iterator[Puzzle | None]:
