@@ -36,6 +36,7 @@ _HOMES = {
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Policy", "Position", "SimulatedPlayer", "Table"),
+    "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn"),
     "analyzer.validate": ("validate_lay_down",),
 }
@@ -76,6 +77,7 @@ __all__ = [
     "advise",
     "analyze",
     "check_rules",
+    "deterministic_work",
     "end_on_interrupt",
     "hand_sizes",
     "load_rules",
@@ -108,6 +110,7 @@ if TYPE_CHECKING:
         preset,
     )
     from analyzer.simulate import Event, EventKind, Policy, Position, SimulatedPlayer, Table
+    from analyzer.solver.work import deterministic_work
     from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn
     from analyzer.validate import validate_lay_down
 

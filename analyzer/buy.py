@@ -279,7 +279,15 @@ def _tree_size(kinds: int, turns: int, blind: int) -> int:
 def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, unseen: dict[Card, int],
                 horizon: int | None, rollouts: int, seed: int, *, players: int | None = None,
                 turn: int = DEFAULT_TURN, buys_used: int = 0, bought_last: bool = False) -> BuyAdvice:
-    """Passing and buying ``offered`` compared for the hand ``cards`` before its draw."""
+    """Passing and buying ``offered`` compared for the hand ``cards`` before its draw.
+
+    A pure function of its inputs whenever it is ``finished``: the rollouts are seeded, the
+    other players' chances come from a table or from self-play bounded by deterministic work,
+    and the simulated player's solves are the analyser's (bounded by deterministic work when
+    the caller asks, ``analyzer.deterministic_work``). Seconds only stop it: the verdict then
+    says so (``finished`` False, ``stopped``), and a caller that needs reproducible verdicts
+    (the puzzles) rejects it.
+    """
     rules = analyser.rules
     round_number = analyser.round_number
     penalty = rules.buy_penalty_in(round_number)

@@ -14,6 +14,7 @@ from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import DeckRule, Rules
+from analyzer.solver.work import deterministic_work, work_limit
 
 SOLVER_THREADS = 2  # several hands' outs are worked out two at a time
 LEAST_SOLVE_TIME = 0.001  # seconds: what a solve is given once the budget is spent (CP-SAT needs more than 0)
@@ -86,10 +87,13 @@ class RoundSolver:
     before the draw must meld one card more than it holds (docs/lay-down.md)."""
 
     def __init__(self, rules: Rules, round_number: int, deck: DeckRule, time_limit: float,
-                 find_outs: OutsFinder | None = None, deadline: Deadline | None = None) -> None:
+                 find_outs: OutsFinder | None = None, deadline: Deadline | None = None,
+                 work: float | None = None) -> None:
         """``time_limit`` bounds each solver call; ``deadline``, when given, all of them
-        together (a call then gets the lesser of the two)."""
+        together (a call then gets the lesser of the two). ``work`` (default: the caller's
+        ``deterministic_work``) bounds each call by CP-SAT's deterministic time too."""
         self.rules, self.round_number, self.deck, self.time_limit = rules, round_number, deck, time_limit
+        self.work = work if work is not None else work_limit()  # kept: solves may run on other threads
         self.deadline = deadline
         self.go_out = rules.round(round_number).go_out
         self.find_outs = find_outs or outs_finder()
@@ -122,9 +126,10 @@ class RoundSolver:
         """The solver's answer; ``meld_at_most``: the melds take at most that many of the cards."""
         key = self._key(cards, before_draw)
         if (key, meld_at_most) not in self._lay_downs:
-            self._lay_downs[key, meld_at_most] = solver.solve_lay_down(
-                key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
-                meld_at_most=meld_at_most)
+            with deterministic_work(self.work):
+                self._lay_downs[key, meld_at_most] = solver.solve_lay_down(
+                    key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
+                    meld_at_most=meld_at_most)
         return self._lay_downs[key, meld_at_most]
 
     def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
@@ -137,7 +142,8 @@ class RoundSolver:
         """The finder's answer; None when the budget was spent before it could start."""
         if self.expired:
             return None
-        found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
+        with deterministic_work(self.work):
+            found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
         if self.expired:  # a solve may have stopped at the deadline: outs found so far, maybe not all
             self._cut_short.add(key)
         return found

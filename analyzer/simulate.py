@@ -25,6 +25,7 @@ from __future__ import annotations
 import enum
 import hashlib
 import json
+import math
 import random
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -39,7 +40,12 @@ from analyzer.rules import PRESETS, ContractMode, DeckRule, MeldKind, Rules, pre
 from analyzer.turn import best_turn
 
 MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
-DEFAULT_TIME_LIMIT = 5.0  # per solver call, as the analyser's
+# Simulated play is a pure function of its seed: each solve is bounded by CP-SAT's deterministic
+# time (analyzer/solver/work.py), never by seconds, so a loaded machine plays the same round.
+# Real hands take a few thousandths of a unit (measured: 0.01 at most for Eveleigh); a unit is
+# 2-4 s of one core here.
+SIMULATED_WORK = 2.0
+NO_TIME_LIMIT = math.inf  # seconds per solve: none
 MEASURE_GAMES = 60  # self-play rounds behind a shipped going-out table entry
 QUICK_MEASURE_GAMES = 16  # ...and behind one measured on demand (custom rules, other player counts)
 MEASURE_TURNS_EACH = 40  # self-play rounds stop after this many turns each (nobody out: no chance)
@@ -628,17 +634,18 @@ class Table:
 
     @classmethod
     def deal(cls, rules: Rules, round_number: int, players: int, seed: int,
-             policies: Sequence[Policy] | None = None, time_limit: float = DEFAULT_TIME_LIMIT) -> Table:
+             policies: Sequence[Policy] | None = None, work: float = SIMULATED_WORK) -> Table:
         """Shuffle the deck for ``players`` with ``random.Random(seed)``, deal each seat the
         round's cards and turn one card up. Without ``policies`` every seat is a
-        ``SimulatedPlayer`` sharing one memoised solver."""
+        ``SimulatedPlayer`` sharing one memoised solver, each solve bounded by ``work`` units of
+        CP-SAT's deterministic time and no seconds: the round is the same on any machine."""
         rule = rules.round(round_number)
         deck = rules.deck_for(players)
         cards = deck_cards(deck)
         rng = random.Random(seed)
         rng.shuffle(cards)
         if policies is None:
-            player = SimulatedPlayer(RoundSolver(rules, round_number, deck, time_limit))
+            player = SimulatedPlayer(RoundSolver(rules, round_number, deck, NO_TIME_LIMIT, work=work))
             policies = [player] * players
         if len(policies) != players:
             raise TableError(f"{players} players need {players} policies, not {len(policies)}")
@@ -849,13 +856,13 @@ def rules_fingerprint(rules: Rules) -> str:
 
 
 def measure_going_out(rules: Rules, round_number: int, players: int, games: int = MEASURE_GAMES,
-                      seed: int = 0, time_limit: float = DEFAULT_TIME_LIMIT) -> GoingOut:
+                      seed: int = 0, work: float = SIMULATED_WORK) -> GoingOut:
     """Self-play ``games`` rounds of ``SimulatedPlayer``s; the chance of going out on a turn is
     the players who went out on their ``n``-th turn over those who played an ``n``-th turn
     (rounds end when the first goes out: the others count as still in play up to then). Turns
     with fewer than ``MIN_AT_RISK`` players in play are pooled with all later ones, and the
     chances are made non-decreasing by pooling neighbours (weighted isotonic regression)."""
-    player = SimulatedPlayer(RoundSolver(rules, round_number, rules.deck_for(players), time_limit))
+    player = SimulatedPlayer(RoundSolver(rules, round_number, rules.deck_for(players), NO_TIME_LIMIT, work=work))
     at_risk: Counter[int] = Counter()
     out: Counter[int] = Counter()
     for game in range(games):

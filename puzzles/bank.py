@@ -22,8 +22,9 @@ from analyzer import PRESETS, preset
 from puzzles.model import KINDS, Puzzle, PuzzleError
 
 BANK_DIR = Path(__file__).with_name("bank")
-FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER
-FULL_OTHER = 40
+FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER of each kind
+# At least 40 of each kind (issue 9); lay-downs, the cheapest kind by far, make the bank's 2,000.
+FULL_OTHER = {"lay-down": 100, "discard": 40, "buy": 40}
 PLANTED_SHARE = 5  # lay-down shards: one puzzle in this many is planted (at most a quarter)
 MAX_LINE = 1 << 20
 
@@ -126,12 +127,13 @@ class Shard:
 def plan(
     scale: float = 1.0, presets: Sequence[str] | None = None, kinds: Sequence[str] = KINDS
 ) -> list[Shard]:
-    """The bank's shards: ``progressive`` 300 of each kind, every other preset 40 (times ``scale``)."""
+    """The bank's shards: ``progressive`` 300 of each kind, every other preset 100 lay-downs, 40
+    discards and 40 buys (times ``scale``)."""
     names = list(presets) if presets else sorted(PRESETS, key=lambda name: (name != "progressive", name))
     shards = []
     for name in names:
         for kind in kinds:
-            target = max(1, round(FULL_TARGETS.get(name, FULL_OTHER) * scale))
+            target = max(1, round(FULL_TARGETS.get(name, FULL_OTHER[kind]) * scale))
             shard = Shard(name, kind, target)
             if shard.rounds():
                 shards.append(shard)

@@ -43,6 +43,7 @@ from analyzer import (
     Table,
     advise,
     analyze,
+    deterministic_work,
     preset,
 )
 from puzzles.check import play_problems
@@ -51,7 +52,14 @@ from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
 from puzzles.themes import tag
 
 GENERATOR = "puzzles-1"
-TIME_LIMIT = 10.0  # per solver call; real hands take milliseconds, and an unproven answer is rejected
+# A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
+# time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
+# and an answer it leaves unproven is rejected, the same way on every machine...
+WORK = 5.0
+# ...while seconds only guard against a runaway: an answer the analyser could not finish within
+# them (``unfinished``, a buy verdict not ``finished``, a lay-down not proven) is rejected, never
+# accepted with other figures. Real positions take well under a minute.
+TIME_LIMIT = 600.0
 MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
 # Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
 # a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
@@ -71,6 +79,11 @@ class GenerationError(RuntimeError):
 def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str = "play") -> Puzzle | None:
     """The puzzle of ``kind`` this seed gives for the round of the preset ``rules``, or None when
     the seed's table reaches no clear one."""
+    with deterministic_work(WORK):
+        return _generate(kind, rules, round_number, seed, source)
+
+
+def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) -> Puzzle | None:
     if kind not in KINDS:
         raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
     rule_set = preset(rules)
@@ -85,7 +98,7 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
         raise ValueError(f"a puzzle comes from 'play' or is 'planted', not {source!r}")
     if kind == "buy" and rule_set.buys_in(round_number) == 0:
         return None
-    table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), time_limit=TIME_LIMIT)
+    table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), work=WORK)
     start = rng.randrange(2 * players)  # the first table turn whose positions count
     looks = 0
     while not table.finished:
@@ -200,7 +213,7 @@ def _worth_a_look(position: Puzzle) -> bool:
         moment="before-draw",
         time_limit=TIME_LIMIT,
     )
-    return any(out.card == position.offered for out in advice.outs)
+    return not advice.unfinished and any(out.card == position.offered for out in advice.outs)
 
 
 def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, seed: int) -> Puzzle | None:
@@ -257,10 +270,23 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 # ---- from a position to a puzzle ---------------------------------------------------------------------
 
 
-def derive(position: Puzzle) -> Puzzle | None:
+def derive(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
-    when it is not clear enough to ask."""
-    derived = {"lay-down": _lay_down, "discard": _discard, "buy": _buy}[position.kind](position)
+    when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``).
+
+    A lay-down puzzle's ``solution`` is the solver's best play, or ``best_play`` when that play
+    is legal (the validator) and keeps the optimum's points: ``puzzles verify`` passes the stored
+    one, so that themes read off the play (which melds hold the wild card, the ace, the long
+    run) stay those of the stored play when the solver comes to prefer another of equal merit."""
+    with deterministic_work(WORK):
+        return _derive(position, best_play)
+
+
+def _derive(position: Puzzle, best_play: LayDownAnswer | None) -> Puzzle | None:
+    if position.kind == "lay-down":
+        derived = _lay_down(position, best_play)
+    else:
+        derived = {"discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
         return None
     puzzle = derived
@@ -268,7 +294,7 @@ def derive(position: Puzzle) -> Puzzle | None:
     return dataclasses.replace(puzzle, rating=difficulty(puzzle))
 
 
-def _lay_down(position: Puzzle) -> Puzzle | None:
+def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
     """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
@@ -295,6 +321,9 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
                 f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
                 f"{position.round} fails the validator: {problems or points}"
             )
+        if best_play is not None and not best_play.cannot:
+            if play_problems(position.hand, rules, position.round, best_play) == ([], best_points):
+                solution = best_play  # another play of equal merit: the one the themes read
     hasty = [
         _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
     ]
@@ -303,12 +332,13 @@ def _lay_down(position: Puzzle) -> Puzzle | None:
         return None
     if not best.can_lay_down and all(outcome["cannot"] for outcome in hasty):
         return None
-    looks_ready = (
-        best.can_lay_down
-        or analyze(
+    if best.can_lay_down:
+        looks_ready = True
+    else:
+        loose = analyze(
             position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
-        ).can_lay_down
-    )
+        )
+        looks_ready = loose.can_lay_down and loose.proven_optimal
     if not looks_ready:
         return None
     margin = {
@@ -431,7 +461,7 @@ def _discard(position: Puzzle) -> Puzzle | None:
         moment="after-draw",
         time_limit=TIME_LIMIT,
     )
-    if not advice.lay_down.proven_optimal or not advice.discards:
+    if not advice.lay_down.proven_optimal or not advice.discards or advice.unfinished:
         return None
     rows = advice.discards
     top = [row for row in rows if row.rank == 1]
@@ -517,7 +547,7 @@ def _buy(position: Puzzle) -> Puzzle | None:
         )
         assert advice.buy is not None
         verdicts.append(advice.buy)
-        if advice.buy.verdict.value not in (BUY, PASS):
+        if advice.buy.verdict.value not in (BUY, PASS) or not advice.buy.finished or advice.unfinished:
             return None
         if len(verdicts) == 1:
             clearance = abs(advice.buy.difference) - advice.buy.margin

@@ -2,9 +2,11 @@
 analysis (as lichess-puzzler's ``tagger/cook.py``). ``tag(puzzle)`` lists the themes that hold,
 in ``THEMES`` order.
 
-The predicates read only the puzzle: its position, its accepted answers, its margin and the
-analysis ``puzzles.generate.derive`` stored (the best play, the hasty plays and the rules they
-broke, the discard table's top rows, the buy verdicts).
+The predicates read only the puzzle: its position, its accepted answers, its margin, its best
+play (``solution``: a lay-down theme reads the stored play, which ``puzzles verify`` proves legal
+and optimal, never the solver's choice among plays of equal merit) and the analysis
+``puzzles.generate.derive`` stored (the hasty plays and the rules they broke, the discard table's
+top rows, the buy verdicts).
 """
 
 from __future__ import annotations
@@ -66,7 +68,11 @@ def one_wild_per_meld(puzzle: Puzzle) -> bool:
 def go_out(puzzle: Puzzle) -> bool:
     """The answer goes out this turn (the best lay-down play, or the top discard)."""
     if puzzle.kind == "lay-down":
-        return bool(puzzle.analysis.get("best", {}).get("goes_out"))
+        play = puzzle.solution
+        if play is None or play.cannot:
+            return False
+        # Every card melded, or melded and discarded: nothing left in hand when the turn ends.
+        return sum(len(meld.cards) for meld in play.melds) + (play.discard is not None) == len(puzzle.hand)
     if puzzle.kind == "discard":
         return bool(puzzle.margin.get("top", {}).get("goes_out"))
     return False

@@ -17,13 +17,15 @@ from hypothesis import strategies as st
 
 from analyzer import AdviceError, HandError, advise, analyze
 from analyzer import advice as advice_module
-from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, parse_cards
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Suit, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, Rules, preset
+from analyzer.solver.model import make_problem
+from analyzer.solver.outs import MissingBound, find_outs
 from tests.reference import reference_best, reference_cards_away
-from tests.strategies import deck_cards, hands
+from tests.strategies import deck_cards, hands, near_contract
 
 Hand = tuple[Card, ...]
 OutsFinder = Callable[[Hand, Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]
@@ -141,6 +143,39 @@ def test_the_naive_and_the_solver_outs_agree_on_large_hands() -> None:
         assert naive[0].cards_away is not None and naive[0].cards_away >= 1
         assert naive[0].cards_away == fast[0].cards_away
         assert naive[1] == fast[1] and naive[1]
+
+
+# Rounds of the rule sets with one wild card per meld, whose outs are asked card by card behind
+# a bound: sets and runs, two and three runs, go-out rounds (before the draw, as the discard
+# table asks, and after it).
+SLOT_ROUNDS = [("shanghai", 2), ("shanghai", 3), ("shanghai-powe", 6), ("kolsov", 5), ("kolsov", 7),
+               ("shanghai", 7), ("kolsov", 10)]
+
+
+@pytest.mark.parametrize("rules_name, round_number", SLOT_ROUNDS)
+@settings(max_examples=max(3, settings().max_examples // 20), deadline=None)
+@given(data=st.data())
+def test_outs_with_per_meld_wild_limits_agree_with_resolving_every_card(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    """Larger hands than the brute force takes: the solver's outs (a bound skips cards, the
+    arrangements found name others) against asking the solver about every card kind. The
+    bound on its own never rules out a card that is an out."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    deck = rules.deck_for(4)
+    go_out = rules.round(round_number).go_out
+    before_draw = go_out and data.draw(st.booleans())
+    hand = data.draw(near_contract([rules], [round_number], [Suit.HEARTS, Suit.SPADES], need + 1,
+                                   within_largest_deck=True))[2]
+    hand = hand[:need - 1 if before_draw else need + 1]
+    naive = outs_by_resolving(hand, rules, round_number, deck, 30.0, before_draw)
+    fast = find_outs(hand, rules, round_number, deck, 30.0, before_draw)
+    assert fast[0].cards_away == naive[0].cards_away
+    assert fast[1] == naive[1], (sorted(c.token for c in fast[1]), sorted(c.token for c in naive[1]))
+    if naive[0].cards_away and (not go_out or before_draw):
+        bound = MissingBound(make_problem(hand, rules, round_number, deck, before_draw))
+        assert all(bound.could_be_missing(out, naive[0].cards_away) for out in naive[1])
 
 
 def test_outs_of_a_hand_that_lays_down_or_never_can_are_empty() -> None:

@@ -210,3 +210,13 @@ def test_ctrl_c_ends_the_command_with_one_line_and_status_130() -> None:
     process.send_signal(signal.SIGINT)
     _, err = process.communicate(timeout=60)
     assert process.returncode == 130 and err == "puzzles: interrupted\n"
+
+
+def test_engine_ray_without_ray_installed_is_one_line_and_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "ray", None)  # as if the cluster extra were not installed
+    assert run(["generate", "--kind", "lay-down", "--count", "1", "--engine", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pip install '.[cluster]'" in err
+    assert run(["generate", "--kind", "lay-down", "--count", "1", "--engine", "spark"]) == 2

@@ -8,10 +8,13 @@ import dataclasses
 
 import pytest
 
-from analyzer import parse_cards, preset
-from puzzles.generate import derive, discard_criterion, generate, needs_buying
-from puzzles.model import Puzzle
-from puzzles.verify import position_of, verify
+import puzzles.generate
+from analyzer import LayDown, analyze, parse_cards, preset
+from puzzles.generate import derive, difficulty, discard_criterion, generate, needs_buying
+from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
+from puzzles.themes import tag
+from puzzles.verify import Report, check, position_of, verify
+from tests.test_puzzles_check import _reference_plays
 
 
 def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:
@@ -139,3 +142,60 @@ def test_a_buy_puzzle_is_accepted_only_with_the_same_verdict_under_a_second_seed
     )  # settled early
     clear = abs(margin["difference"]) - margin["margin"]
     assert margin["std_error"] is None or clear >= 3 * margin["std_error"] - 0.02
+
+
+def _other_best_play(puzzle: Puzzle) -> LayDownAnswer:
+    """A legal play of the brute-force reference keeping the optimum's points, whose themes
+    differ from the stored play's."""
+    for play, legal, points in _reference_plays(puzzle.hand, puzzle.rules, puzzle.round):
+        if legal and points == puzzle.best_points and tag(dataclasses.replace(puzzle, solution=play)) != puzzle.themes:
+            return play
+    raise AssertionError("no other best play with other themes")
+
+
+def test_verify_survives_a_solver_that_picks_another_play_of_equal_merit(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two best plays: the run J-Q-K of hearts with the ace (a joker standing for it) or without.
+    puzzle = derive(position("lay-down", "may-i", 2, "KC KC 3D 6D 2H 3H JH QH KH 3S JK"))
+    assert puzzle is not None and puzzle.solution is not None and verify(puzzle) == []
+    other = _other_best_play(puzzle)
+
+    def analyze_picking_the_other(*args: object, **kwargs: object) -> LayDown:
+        best = analyze(*args, **kwargs)  # type: ignore[arg-type]
+        if best.can_lay_down and getattr(args[1], "name", None) == "may-i":
+            return dataclasses.replace(best, melds=other.melds, discard=other.discard)
+        return best
+
+    monkeypatch.setattr(puzzles.generate, "analyze", analyze_picking_the_other)
+    # The solver's new choice would tag the puzzle otherwise...
+    assert derive(position_of(puzzle)).themes != puzzle.themes  # type: ignore[union-attr]
+    # ...but verify reads the themes off the stored play, proven legal and optimal.
+    assert verify(puzzle) == []
+    # And a bank that stored the other play verifies as well, with that play's themes.
+    monkeypatch.setattr(puzzles.generate, "analyze", analyze)
+    stored_other = derive(position_of(puzzle), other)
+    assert stored_other is not None and stored_other.solution == other and verify(stored_other) == []
+    assert stored_other.themes == tag(dataclasses.replace(puzzle, solution=other))
+    # A legal play that keeps more points is not a best play: named, and the themes not read off it.
+    worse = next(
+        play for play, legal, points in _reference_plays(puzzle.hand, puzzle.rules, puzzle.round)
+        if legal and points > puzzle.best_points  # type: ignore[operator]
+    )
+    assert any("stored best play" in p for p in verify(dataclasses.replace(puzzle, solution=worse)))
+
+
+def test_verify_of_a_buy_puzzle_demands_its_answer_and_acceptance_and_notes_its_figures() -> None:
+    puzzle = generate("buy", "progressive", 2, 1)
+    assert puzzle is not None
+    assert check(puzzle) == Report((), ())
+    flipped = PASS if puzzle.answers == (BUY,) else BUY
+    assert any("answers" in p or "stored answer" in p for p in verify(dataclasses.replace(puzzle, answers=(flipped,))))
+    # Figures that no longer show a clear verdict fail; figures that drift but stay clear are noted.
+    unclear = dict(puzzle.margin, std_error=abs(puzzle.margin["difference"]))
+    assert any("not clear" in p for p in verify(dataclasses.replace(puzzle, margin=unclear)))
+    drift = dict(puzzle.margin, difference=round(puzzle.margin["difference"] * 1.5, 2))
+    drifted = dataclasses.replace(puzzle, margin=drift)
+    drifted = dataclasses.replace(drifted, rating=difficulty(drifted))
+    report = check(drifted)
+    assert report.problems == () and len(report.notes) == 1 and "difference stored" in report.notes[0]
+    assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
+    assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("buy-completes",))))

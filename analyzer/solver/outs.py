@@ -9,7 +9,7 @@ from ortools.sat.python import cp_model
 
 from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit
 from analyzer.result import LayDown
-from analyzer.rules import DeckRule, MeldKind, Rules
+from analyzer.rules import DeckRule, MeldKind, MeldSpec, Rules
 from analyzer.solver.lay_down import (
     best_lay_down,
 )
@@ -28,6 +28,7 @@ from analyzer.solver.translate import (
     DeckTooSmall,
     RunSkeleton,
     SetSkeleton,
+    Solution,
     Spare,
     new_solver,
     skeleton,
@@ -82,8 +83,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
-        # these card-by-card questions, which a cheap filter keeps few.
-        outs = _outs_by_resolving(problem, lay_down.cards_away, ends)
+        # these card-by-card questions, which a bound and the arrangements found keep few.
+        outs = _outs_by_resolving(problem, lay_down, ends)
     return lay_down, frozenset(outs)
 
 
@@ -119,7 +120,7 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built)
     except DeckTooSmall:
         if not problem.counted_by_window:  # a minimum contract's strict model takes slots
-            return _outs_by_resolving(problem, lay_down.cards_away, ends)
+            return _outs_by_resolving(problem, lay_down, ends)
         strict = build_model(problem, strict_deck=True)
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
 
@@ -185,69 +186,128 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     return outs
 
 
-def _outs_by_resolving(problem: Problem, cards_away: int, ends: float) -> set[Card]:
+def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float) -> set[Card]:
     """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
-    Cards that could not even sit in a meld with ``cards_away - 1`` other missing cards are
-    skipped without asking (``_could_fill_a_gap``).
 
     In a go-out round hand + card is a hand after the draw: before the draw that is the same
     number of cards in the melds. (After the draw it is one more, and hand + card may be closer
-    without melding the card, so there every card is asked.)"""
-    outs = set()
-    prefilter = problem.target is None or problem.target > len(problem.hand)
+    without melding the card, so there every card is asked, and nothing below applies.)
+
+    Elsewhere a card is an out exactly when some best arrangement of the hand has it among its
+    missing cards (``find_outs``), which spares most of the questions:
+    - the missing cards of the hand's own witness are outs without asking;
+    - so are those of every arrangement of hand + card that a question finds (put the card
+      back among the missing: an arrangement of the hand with ``cards_away`` missing cards,
+      those among them);
+    - a card that no best arrangement can hold as a missing card, by a bound that counts each
+      meld on its own (``_could_be_missing``), is not asked."""
+    cards_away = lay_down.cards_away
+    assert cards_away
+    counted_as_missing = problem.target is None or problem.target > len(problem.hand)
+    outs = set(lay_down.missing) if counted_as_missing else set()
+    bound = MissingBound(problem) if counted_as_missing else None
     for card in ALL_CARD_KINDS:
-        if not problem.spare(card) or (prefilter and not _could_fill_a_gap(problem, card, cards_away)):
+        if card in outs or not problem.spare(card) or (bound and not bound.could_be_missing(card, cards_away)):
             continue
         if _spent(ends):
             break
         closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-        if _closer_than(closer, cards_away, ends):
+        found = _closer_than(closer, cards_away, ends, card if counted_as_missing else None)
+        if found is not None:
             outs.add(card)
+            if counted_as_missing:
+                outs.update(found.missing)
     return outs
 
 
-def _closer_than(problem: Problem, cards_away: int, ends: float) -> bool:
-    """Can ``problem`` be laid down with fewer than ``cards_away`` missing cards? The model that
-    ignores the deck answers first (a no is final); a yes it cannot show the deck supports goes
-    to the strict model."""
+def _closer_than(problem: Problem, cards_away: int, ends: float, melded: Card | None = None) -> Solution | None:
+    """An arrangement of ``problem`` with fewer than ``cards_away`` missing cards, if any. The
+    model that ignores the deck answers first (a no is final); a yes it cannot show the deck
+    supports goes to the strict model. ``melded``: a card the arrangement must meld (one that
+    could only be closer by melding the card added), which proves a no sooner."""
     for strict_deck in (False, True):
         built = build_model(problem, strict_deck=strict_deck)
         built.model.add(built.missing_total <= cards_away - 1)
+        if melded is not None:
+            built.model.add(_copies_melded(built, melded) >= 1)
         built.model.clear_objective()
         solver = new_solver(_left(ends))
         if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return False
+            return None
         try:
-            translate_solution(problem, built, solver, False, strict_deck)
-            return True
+            return translate_solution(problem, built, solver, False, strict_deck)
         except DeckTooSmall:
             continue
-    return False
+    return None
 
 
-def _could_fill_a_gap(problem: Problem, card: Card, cards_away: int) -> bool:
-    """A necessary condition for an out: some meld of the contract, placed where the card fits,
-    can be completed from the hand's naturals, its wild cards and at most ``cards_away``
-    missing cards (the card itself one of them). A longer run holds a window of the contract's
-    size around the card that does as well, so windows of that size suffice."""
-    if problem.rules.is_wild(card):
-        return True
-    assert card.rank is not None and card.suit is not None
-    wilds = sum(problem.counts[c] for c in problem.wild_kinds)
-    for spec in set(problem.contract):
+def _copies_melded(built: Model, card: Card) -> cp_model.LinearExprT:
+    """Copies of ``card`` the melds hold, as a natural or as a wild card."""
+    in_runs = sum(use for slot in built.runs for (c, _), use in slot.uses.items() if c == card)
+    in_windows = sum(use for group in built.windows for (c, _), use in group.uses.items() if c == card)
+    in_sets = sum(group.uses[card] for group in built.sets if card in group.uses)
+    return in_runs + in_windows + in_sets + built.wild_used.get(card, 0)
+
+
+class MissingBound:
+    """A necessary condition for a card to be missing in an arrangement with ``cards_away``
+    missing cards: a lower bound on the missing cards of any arrangement holding it, which
+    counts each meld of the contract on its own.
+
+    A meld's *gap* is the fewest places the hand's naturals leave open in it (a run: in the
+    best window of its contract size, in any suit; a set: the rank the hand holds most of);
+    a longer meld leaves at least as many open, less the naturals beyond that window. The
+    meld holding the card has the card's place open, whatever the hand holds. Each open place
+    takes a missing card or one of the hand's wild cards, no more wild cards in a meld than the
+    rules allow, and not the card's own place. Counting each meld on its own lets two melds
+    claim the same natural, and ignores the same-suit rule and the deck, so the bound is never
+    above the truth."""
+
+    def __init__(self, problem: Problem) -> None:
+        self.problem = problem
+        self.wilds = sum(problem.counts[c] for c in problem.wild_kinds)
+        self.held: dict[Suit | None, set[int]] = {}  # run positions the hand's naturals take, per suit
+        self.of_rank: Counter[Rank | None] = Counter()  # the hand's naturals per rank
+        for card in problem.naturals:
+            self.held.setdefault(card.suit, set()).update(positions_of(card, problem.rules))
+            self.of_rank[card.rank] += problem.counts[card]
+        self.gaps = [self._gap(spec) for spec in problem.contract]
+
+    def _windows(self, size: int) -> list[range]:
+        positions = self.problem.positions
+        return [range(first, first + size) for first in positions if first + size - 1 in positions]
+
+    def _gap(self, spec: MeldSpec) -> int:
         if spec.kind != MeldKind.RUN:
-            of_rank = sum(n for c, n in problem.counts.items() if c.rank == card.rank and c in problem.naturals)
-            if of_rank + wilds + cards_away >= spec.size:
+            return max(0, spec.size - max(self.of_rank.values(), default=0))
+        return min((spec.size - len(held.intersection(window))
+                    for held in self.held.values() for window in self._windows(spec.size)), default=spec.size)
+
+    def _gap_with(self, spec: MeldSpec, card: Card) -> int | None:
+        """The gap of a meld of this kind that holds ``card`` as a missing card (None: none can)."""
+        if spec.kind != MeldKind.RUN:
+            return spec.size - min(spec.size - 1, self.of_rank[card.rank])
+        held = self.held.get(card.suit, set())
+        return min((spec.size - len(held.intersection(window) - {p})
+                    for p in positions_of(card, self.problem.rules)
+                    for window in self._windows(spec.size) if p in window), default=None)
+
+    def _wild_room(self, gap: int) -> int:
+        limit = self.problem.rules.max_wilds_per_meld
+        return gap if limit is None else min(limit, gap)
+
+    def could_be_missing(self, card: Card, cards_away: int) -> bool:
+        if self.problem.rules.is_wild(card):
+            return True
+        for index, spec in enumerate(self.problem.contract):
+            gap = self._gap_with(spec, card)
+            if gap is None:
+                continue
+            others = self.gaps[:index] + self.gaps[index + 1:]
+            room = self._wild_room(gap - 1) + sum(self._wild_room(g) for g in others)
+            if gap + sum(others) - min(self.wilds, room) <= cards_away:
                 return True
-            continue
-        held = {p for c in problem.naturals if c.suit == card.suit for p in positions_of(c, problem.rules)}
-        for p in positions_of(card, problem.rules):
-            for first in range(p - spec.size + 1, p + 1):
-                window = range(first, first + spec.size)
-                if all(q in problem.positions for q in window) and \
-                        len(held.intersection(window)) + wilds + cards_away >= spec.size:
-                    return True
-    return False
+        return False
 
 
 # ---- outs: best arrangements next to a known one -----------------------------------------------

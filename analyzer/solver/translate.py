@@ -19,6 +19,7 @@ from analyzer.solver.model import (
     build_model,
     position_rank,
 )
+from analyzer.solver.work import work_limit
 
 # ---- solving ---------------------------------------------------------------------------------
 
@@ -45,6 +46,8 @@ def new_solver(time_limit: float) -> cp_model.CpSolver:
     solver.parameters.num_workers = 1  # deterministic, and models are small
     solver.parameters.random_seed = 0
     solver.parameters.max_time_in_seconds = time_limit
+    if work_limit() is not None:  # analyzer/solver/work.py: answers the clock cannot change
+        solver.parameters.max_deterministic_time = work_limit()
     # Ctrl-C belongs to the caller (analyzer/command.py; KeyboardInterrupt in the API): CP-SAT's
     # own SIGINT handler would end a search as if its time ran out, and it leaves SIGINT at the
     # default action afterwards, so that the next Ctrl-C kills a Python caller without a word.

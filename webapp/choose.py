@@ -1,0 +1,103 @@
+"""Choosing the trainer's next puzzle: one near the player's level (or a step easier or harder),
+of the player's rule set and, when asked, of one kind and one theme (issue 11, section 2).
+
+The rule: among the eligible puzzles (that preset, kind and theme, not excluded) take the
+``NEAREST`` whose ratings are closest to the target (the player's rating plus the offset; equal
+distances in id order), and pick one of them at random. So the choice is always among the closest
+the bank has, however far that is, yet the same player does not meet the puzzles in the same
+order every time. Pure: the caller passes the random generator and everything the choice reads.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections.abc import Collection, Mapping, Sequence
+
+from analyzer import PRESETS
+from puzzles.model import KINDS, Puzzle
+from puzzles.themes import THEMES
+
+NEAREST = 12  # the pick is among this many puzzles closest to the target
+EASIER, LEVEL, HARDER = -300, 0, 300  # offsets in rating points: a clear step, a third of a class
+OFFSETS = {"easier": EASIER, "level": LEVEL, "harder": HARDER}
+OFFSET_LIMIT = 1000
+
+
+class ChoiceError(ValueError):
+    """A choice that cannot be made: an unknown rule set, kind or theme, a rating or offset that
+    is not a finite number (or an offset beyond +-``OFFSET_LIMIT``), or a puzzle whose rating in
+    ``ratings`` is not. The message names the field and quotes the value."""
+
+
+def check_filters(rules: str, kind: str | None = None, theme: str | None = None) -> None:
+    """Raise ``ChoiceError`` unless rules is a preset, kind one of ``KINDS`` and theme one of
+    ``THEMES`` (kind and theme may be None: any)."""
+    if rules not in PRESETS:
+        raise ChoiceError(f"rules must be one of {', '.join(PRESETS)}, not {rules!r}")
+    if kind is not None and kind not in KINDS:
+        raise ChoiceError(f"kind must be one of {', '.join(KINDS)}, not {kind!r}")
+    if theme is not None and theme not in THEMES:
+        raise ChoiceError(f"theme must be one of {', '.join(THEMES)}, not {theme!r}")
+
+
+def _number(value: object, field: str, limit: float = math.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ChoiceError(f"{field} must be a finite number, not {value!r}")
+    if abs(value) > limit:
+        raise ChoiceError(f"{field} must be between -{limit:g} and {limit:g}, not {value!r}")
+    return float(value)
+
+
+def closest_puzzles(
+    candidates: Sequence[Puzzle],
+    ratings: Mapping[str, float],
+    player_rating: float,
+    *,
+    rules: str,
+    kind: str | None = None,
+    theme: str | None = None,
+    offset: int = LEVEL,
+    exclude: Collection[str] = (),
+) -> list[Puzzle]:
+    """The eligible puzzles the choice is made among: the ``NEAREST`` closest to
+    ``player_rating + offset``, closest first. A puzzle missing from ``ratings`` (puzzle id to
+    its current rating) is at its initial ``rating``."""
+    check_filters(rules, kind, theme)
+    target = _number(player_rating, "player_rating") + _number(offset, "offset", OFFSET_LIMIT)
+    excluded = set(exclude)
+    eligible = [
+        puzzle
+        for puzzle in candidates
+        if puzzle.rules == rules
+        and (kind is None or puzzle.kind == kind)
+        and (theme is None or theme in puzzle.themes)
+        and puzzle.id not in excluded
+    ]
+
+    def distance(puzzle: Puzzle) -> tuple[float, str]:
+        rating = _number(ratings.get(puzzle.id, puzzle.rating), f"the rating of puzzle {puzzle.id}")
+        return abs(rating - target), puzzle.id
+
+    return heapq.nsmallest(NEAREST, eligible, key=distance)
+
+
+def choose_puzzle(
+    candidates: Sequence[Puzzle],
+    ratings: Mapping[str, float],
+    player_rating: float,
+    *,
+    rules: str,
+    kind: str | None = None,
+    theme: str | None = None,
+    offset: int = LEVEL,
+    exclude: Collection[str] = (),
+    rng: random.Random,
+) -> Puzzle | None:
+    """The next puzzle: one of ``closest_puzzles(...)`` at random, or None when none is eligible."""
+    closest = closest_puzzles(
+        candidates, ratings, player_rating,
+        rules=rules, kind=kind, theme=theme, offset=offset, exclude=exclude,
+    )
+    return rng.choice(closest) if closest else None
