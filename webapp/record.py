@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from puzzles.model import Puzzle
 from webapp.db import Attempt, DailyResult, Player, PuzzleRating
-from webapp.rating_stand_in import Rating, rate_attempt
+from webapp.glicko2 import Rating, rate_attempt
 
 # A puzzle's first rating row: the bank's estimate, held loosely until players have met it.
 PUZZLE_START_DEVIATION = 250.0

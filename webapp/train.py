@@ -28,8 +28,9 @@ from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, contract_rows, score
 from webapp.bank import bank, today
 from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session, transaction, write_transaction
+from webapp.chart import rating_chart
+from webapp.choose import EASIER, HARDER, choose_puzzle
 from webapp.players import current_player, display_name
-from webapp.rating_stand_in import EASIER, HARDER, choose_puzzle, rating_chart
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
 
 blueprint = Blueprint("train", __name__)
