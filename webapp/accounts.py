@@ -34,7 +34,7 @@ from werkzeug.exceptions import TooManyRequests
 from werkzeug.security import check_password_hash, generate_password_hash
 from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
-from wtforms.validators import EqualTo, InputRequired, Length, Regexp, ValidationError
+from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, Regexp, ValidationError
 
 from webapp.db import Attempt, Player, session, transaction, write_transaction
 from webapp.players import (
@@ -82,7 +82,7 @@ def _stripped(value: Any) -> Any:
 
 class NameForm(FlaskForm):
     name = StringField("Your name", filters=[_stripped], validators=[
-        InputRequired("Write a name."),
+        DataRequired("Write a name."),
         Length(max=NAME_MAX, message=f"A name is at most {NAME_MAX} characters."),
         Regexp(NAME_PATTERN, message="A name is letters, digits, spaces and . ' - _ only, starting with a letter or digit."),
     ])
