@@ -22,6 +22,7 @@ which usernames exist.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -49,7 +50,7 @@ from webapp.players import (
 )
 from webapp.safety import limiter
 
-blueprint = Blueprint("accounts", __name__, template_folder="templates")
+blueprint = Blueprint("accounts", __name__)
 
 NAME_MAX = 30  # a display name, in characters (the column holds 40)
 USERNAME_MIN, USERNAME_MAX = 3, 30
@@ -84,7 +85,8 @@ class NameForm(FlaskForm):
     name = StringField("Your name", filters=[_stripped], validators=[
         DataRequired("Write a name."),
         Length(max=NAME_MAX, message=f"A name is at most {NAME_MAX} characters."),
-        Regexp(NAME_PATTERN, message="A name is letters, digits, spaces and . ' - _ only, starting with a letter or digit."),
+        Regexp(NAME_PATTERN, message="A name is letters, digits, spaces and . ' - _ only, "
+                                     "starting with a letter or digit."),
     ])
 
 
@@ -97,7 +99,8 @@ class RegisterForm(FlaskForm):
         InputRequired("Choose a username."),
         Length(min=USERNAME_MIN, max=USERNAME_MAX,
                message=f"A username is {USERNAME_MIN} to {USERNAME_MAX} characters."),
-        Regexp(USERNAME_PATTERN, message="A username is letters a-z, digits and . _ - only, starting with a letter or digit."),
+        Regexp(USERNAME_PATTERN, message="A username is letters a-z, digits and . _ - only, "
+                                         "starting with a letter or digit."),
     ])
     password = PasswordField("Password", validators=[
         InputRequired("Choose a password."),
@@ -146,23 +149,27 @@ def _username_key() -> str:
     return "username:" + request.form.get("username", "").strip().lower()[:USERNAME_MAX + 1]
 
 
+def _refusal(what: str, name: str) -> Callable[[], str]:
+    """The 429 page's words for one limit (``_too_many`` makes them a sentence)."""
+    return lambda: f"too many {what} (the limit is {_limit(name)})"
+
+
 login_per_address = limiter.limit(
     lambda: _limit("LOGIN_PER_ADDRESS"), methods=["POST"], deduct_when=_failed, scope="login-address",
-    error_message=lambda: f"at most {_limit('LOGIN_PER_ADDRESS')} failed log-ins from one address")
+    error_message=_refusal("failed log-ins from your address", "LOGIN_PER_ADDRESS"))
 login_per_username = limiter.limit(
     lambda: _limit("LOGIN_PER_USERNAME"), key_func=_username_key, methods=["POST"], deduct_when=_failed,
-    scope="login-username",
-    error_message=lambda: f"at most {_limit('LOGIN_PER_USERNAME')} failed log-ins for one username")
+    scope="login-username", error_message=_refusal("failed log-ins for this username", "LOGIN_PER_USERNAME"))
 register_per_address = limiter.limit(
     lambda: _limit("REGISTER_PER_ADDRESS"), methods=["POST"], deduct_when=_made, scope="register-address",
-    error_message=lambda: f"at most {_limit('REGISTER_PER_ADDRESS')} accounts made from one address")
+    error_message=_refusal("accounts made from your address", "REGISTER_PER_ADDRESS"))
 
 
 @blueprint.errorhandler(TooManyRequests)
 def _too_many(error: TooManyRequests) -> tuple[str, int]:
     """The app's 429 page, worded for log-ins (the app-wide wording speaks of analyses)."""
-    limit = error.description or "a limited number of tries"
-    message = f"Too many tries: {limit}. Wait a while and try again."
+    said = error.description or "too many tries"
+    message = f"{said[0].upper()}{said[1:]}. Wait a while and try again."
     return render_template("error.html", code=429, title="Too Many Requests", message=message), 429
 
 
@@ -227,7 +234,7 @@ def name() -> Response | tuple[str, int]:
     return redirect(url_for("train.dashboard"), code=303)
 
 
-# ---- register -------------------------------------------------------------------------------------------------
+# ---- register ----------------------------------------------------------------------------------------
 
 
 def _history(db: Session, player: Player | None) -> int:
@@ -277,7 +284,7 @@ def _register_page(form: RegisterForm, status: int) -> tuple[str, int]:
     return render_template("accounts/register.html", **context), status
 
 
-# ---- log in, log out -----------------------------------------------------------------------------------------
+# ---- log in, log out ----------------------------------------------------------------------------------
 
 
 @blueprint.route("/login", methods=["GET", "POST"])

@@ -117,7 +117,8 @@ def adopt(db: Session, anonymous: Player, account: Player) -> Adopted:
     """
     if anonymous.id == account.id or anonymous.username is not None:
         raise ValueError("only an anonymous player's history is adopted, and never into itself")
-    account_rated = db.scalar(select(exists().where(Attempt.player_id == account.id, Attempt.rated.is_(True))))
+    account_rated = db.scalar(select(exists().where(Attempt.player_id == account.id,
+                                                    Attempt.rated.is_(True))))
     rating_from = "account" if account_rated else "anonymous"
 
     collisions = 0
