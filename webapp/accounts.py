@@ -26,7 +26,7 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
 from flask_wtf import FlaskForm
 from sqlalchemy import exists, func, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -61,12 +61,15 @@ NAME_PATTERN = re.compile(r"[^\W_](?:[\w.' -]*[\w.])?\Z")
 BAD_LOG_IN = "Unknown username or wrong password."
 
 # Failed log-ins allowed (a successful one costs nothing), overridable as RUMMY_LOGIN_PER_ADDRESS etc.
+# Once a budget is spent every try waits, the right password too.
 LIMITS = {
     "LOGIN_PER_ADDRESS": "10 per minute",  # one client guessing
     # Many clients guessing one account's password. Also a way to keep its owner out for the
     # rest of the hour; the trade-off is kept mild (an hour, 30 tries) and said in the message.
     "LOGIN_PER_USERNAME": "30 per hour",
-    "REGISTER_PER_ADDRESS": "20 per hour",  # accounts made (each costs a password hash)
+    # Registrations that reach the username check (each costs a password hash, and "taken"
+    # tells whether a username exists); a form refused for its fields costs nothing.
+    "REGISTER_PER_ADDRESS": "20 per hour",
 }
 
 
@@ -139,8 +142,10 @@ def _failed(response: Response) -> bool:
     return response.status_code == 400
 
 
-def _made(response: Response) -> bool:
-    return response.status_code == 303
+def _username_tried(_response: Response) -> bool:
+    """A registration that got as far as the username: made, or told the name is taken (which
+    says the name exists, so asking many is limited like making many)."""
+    return bool(g.get("username_tried"))
 
 
 def _username_key() -> str:
@@ -161,8 +166,8 @@ login_per_username = limiter.limit(
     lambda: _limit("LOGIN_PER_USERNAME"), key_func=_username_key, methods=["POST"], deduct_when=_failed,
     scope="login-username", error_message=_refusal("failed log-ins for this username", "LOGIN_PER_USERNAME"))
 register_per_address = limiter.limit(
-    lambda: _limit("REGISTER_PER_ADDRESS"), methods=["POST"], deduct_when=_made, scope="register-address",
-    error_message=_refusal("accounts made from your address", "REGISTER_PER_ADDRESS"))
+    lambda: _limit("REGISTER_PER_ADDRESS"), methods=["POST"], deduct_when=_username_tried,
+    scope="register-address", error_message=_refusal("registrations from your address", "REGISTER_PER_ADDRESS"))
 
 
 @blueprint.errorhandler(TooManyRequests)
@@ -250,6 +255,7 @@ def register() -> Response | tuple[str, int]:
     form = RegisterForm()
     if request.method == "GET" or not form.validate():
         return _register_page(form, 200 if request.method == "GET" else 400)
+    g.username_tried = True
     password_hash = generate_password_hash(form.password.data)  # slow on purpose: outside the write lock
     try:
         with write_transaction() as db:
@@ -308,8 +314,10 @@ def login() -> Response | tuple[str, int]:
         account = rows.get(account.id)
         if account is None or account.password_hash != checked:  # changed since the check: check again
             raise Refused(BAD_LOG_IN)
-        if current is not None and current.id != account.id and current.username is None:
-            adopt(db, rows[current.id], account)
+        # Gone from ``rows``: another tab's log-in adopted it a moment ago, nothing is left to move.
+        anonymous = rows.get(current.id) if current is not None and current.id != account.id else None
+        if anonymous is not None and anonymous.username is None:
+            adopt(db, anonymous, account)
     start_session(account)
     return redirect(url_for("train.dashboard"), code=303)
 

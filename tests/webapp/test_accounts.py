@@ -589,12 +589,33 @@ def test_failed_log_ins_are_rate_limited_per_username(tmp_path: Path, database_u
     assert login(client, "bob", REMOTE_ADDR="192.0.2.4").status_code == 303  # another account is open
 
 
-def test_accounts_made_are_rate_limited_per_address(tmp_path: Path, database_url: str) -> None:
-    app = make_app(tmp_path, database_url, RATELIMIT_ENABLED=True, REGISTER_PER_ADDRESS="2 per hour")
+def test_registrations_are_rate_limited_per_address(tmp_path: Path, database_url: str) -> None:
+    app = make_app(tmp_path, database_url, RATELIMIT_ENABLED=True, REGISTER_PER_ADDRESS="3 per hour")
     client = app.test_client()
-    assert register(client, "x").status_code == 400  # a refused form makes no account: it costs nothing
+    for _ in range(4):
+        assert register(client, "x").status_code == 400  # a form refused for its fields costs nothing
     for username in ("ada", "bob"):
         assert register(app.test_client(), username).status_code == 303
+    assert register(client, "ADA").status_code == 400  # "taken" says the name exists: it counts
     refused = register(client, "carol")
-    assert refused.status_code == 429 and "Too many accounts made from your address" in refused.text
+    assert refused.status_code == 429 and "Too many registrations from your address" in refused.text
     assert sorted(row["username"] for row in players(app).values() if row["username"]) == ["ada", "bob"]
+
+
+# ---- at once -----------------------------------------------------------------------------------------------
+
+
+def test_one_browser_logging_in_from_two_tabs_at_once_adopts_its_history_once(app: Flask) -> None:
+    from tests.webapp.test_trainer_concurrency import at_once, tab_of
+
+    register(app.test_client(), "ada")
+    laptop = app.test_client()
+    answer(laptop, DISCARD, card=DISCARD.answers[0])
+    answer(laptop, SECOND, card=SECOND.answers[0])
+    tabs = [tab_of(app, laptop) for _ in range(3)]
+    forms = [{"csrf_token": csrf_of(tab, "/login"), "username": "ada", "password": PASSWORD} for tab in tabs]
+    statuses = at_once([lambda tab=tab, form=form: tab.post("/login", data=form).status_code
+                        for tab, form in zip(tabs, forms, strict=True)])
+    assert statuses == [303, 303, 303]
+    merged = by_username(app, "ada")
+    assert len(players(app)) == 1 and len(merged["attempts"]) == 2 and merged["streak"] == 2
