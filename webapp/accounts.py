@@ -324,6 +324,7 @@ def login() -> Response | tuple[str, int]:
 
 @blueprint.errorhandler(Refused)
 def _refused(error: Refused) -> tuple[str, int]:
+    """A log-in refused inside its transaction (rolled back): the form again, at 400."""
     form = LoginForm()
     form.form_errors.append(str(error))
     return _login_page(form, 400)
