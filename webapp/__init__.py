@@ -64,7 +64,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import analysis, api, db, errors, home, questions, reports, safety, train
+    from webapp import accounts, analysis, api, db, errors, home, questions, reports, safety, train
 
     db.init_app(app)
     safety.init_app(app)
@@ -76,6 +76,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     app.register_blueprint(analysis.blueprint)
     app.register_blueprint(api.blueprint)
     app.register_blueprint(train.blueprint)
+    app.register_blueprint(accounts.blueprint)
     safety.csrf.exempt(api.blueprint)  # JSON for scripts: no cookies are read, no state changes
 
     @app.after_request
