@@ -136,6 +136,14 @@ class Server:
     port: int
     log: Path
 
+    def cpu_seconds(self) -> float | None:
+        """The server process's CPU time so far, user and system (Linux; None elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return None
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         """Ctrl-C, as a person stops rummy-trainer (so a profile is written), then harder."""
         if self.process.poll() is None:
@@ -294,6 +302,7 @@ class Phase:
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     load_average: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    server_cpu: float | None = None  # the server's CPU seconds during the phase
 
 
 class Run:
@@ -573,7 +582,11 @@ def benchmark(*, clients: int, seconds: float, think: float, database_url: str |
         asyncio.run(run_phase(run, Phase("warm-up", 0.0), min(clients, WARM_UP_CLIENTS), WARM_UP_SECONDS, seed))
         for number, name in enumerate(phases, start=1):
             phase = Phase(name, think if name == "players" else 0.0)
+            cpu_before = server.cpu_seconds()
             asyncio.run(run_phase(run, phase, clients, seconds, seed + number))
+            cpu_after = server.cpu_seconds()
+            if cpu_before is not None and cpu_after is not None:
+                phase.server_cpu = cpu_after - cpu_before
             done.append(phase)
     finally:
         server.stop()
@@ -602,7 +615,10 @@ def describe(report: Report, clients: int) -> list[str]:
         total = sum(len(times) for times in phase.times.values())
         goal = {kind: percentile(phase.times[kind], 0.99) <= GOAL_P99
                 for kind in ("puzzle page", "answer") if phase.times[kind]}
-        lines.append(f"  all requests: {total / phase.seconds:.1f} req/s; goal p99 <= {GOAL_P99 * 1000:g} ms: "
+        cpu = ("" if phase.server_cpu is None else
+               f"server CPU {phase.server_cpu / total * 1000:.1f} ms a request ({phase.server_cpu / phase.seconds:.2f} "
+               f"cores); ")
+        lines.append(f"  all requests: {total / phase.seconds:.1f} req/s; {cpu}goal p99 <= {GOAL_P99 * 1000:g} ms: "
                      + ", ".join(f"{kind} {'met' if met else 'MISSED'}" for kind, met in goal.items()))
     check = report.consistency
     lines.append(f"\ndatabase ({report.database_url.split('://')[0]}): {check.forms} distinct forms answered "

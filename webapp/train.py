@@ -75,7 +75,7 @@ def practice() -> Response | tuple[str, int]:
             player.rules = filters["rules"]  # the rule set asked for is the one remembered
         exclude = _attempted(db, player) | blocked_ids(db)
         chosen = choose_puzzle(
-            bank().puzzles, _puzzle_ratings(db), player.rating, rules=filters["rules"],
+            bank().by_rules.get(filters["rules"], ()), _puzzle_ratings(db), player.rating, rules=filters["rules"],
             kind=filters["kind"] or None, theme=filters["theme"] or None,
             offset=int(DIFFICULTY[filters["difficulty"]]), exclude=exclude, rng=random.Random(),
         )
@@ -202,16 +202,17 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         if puzzle.id in blocked_ids(db):
             abort(400, "this puzzle was reported as wrong and is waiting for review")
         recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day)
-        attempt = recorded.attempt
-        if recorded.repeat:  # the first submission's answer is the one shown
-            scored = score_stored(puzzle, attempt)
         solved_today = _solved_count(db, day) if daily_day else None
-        context = {
-            "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
-            "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
-            "daily_streak": daily_streak(player, day), "solved_today": solved_today,
-            "next_query": _next_query(request.form),
-        }
+    # Committed: the page is drawn from what was recorded, after the write lock is let go.
+    attempt = recorded.attempt
+    if recorded.repeat:  # the first submission's answer is the one shown
+        scored = score_stored(puzzle, attempt)
+    context = {
+        "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
+        "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
+        "daily_streak": daily_streak(player, day), "solved_today": solved_today,
+        "next_query": _next_query(request.form),
+    }
     return render_template("train/result.html", **context), 200
 
 
