@@ -11,7 +11,8 @@ temporary folder, or the PostgreSQL database given (EMPTIED first: every table d
 
 The clients are one asyncio process (not the server's interpreter). Each client is a player with
 its own cookie jar: it asks ``/practice`` (its first visit makes the player; half the players
-choose another rule set on their first visit, half keep the default), follows the redirect to the
+choose another rule set on their first visit, half keep the default; one visit in twenty asks for
+a rule set again, perhaps another), follows the redirect to the
 puzzle page, fetches the page's favicon (the reference below), reads the CSRF token and the
 one-time token from the answer form, and answers, right about 60 % of the time, as a player would
 (the client knows the bank's answers). Most forms are submitted once; one in ten is submitted
@@ -85,6 +86,7 @@ RIGHT_SHARE = 0.6
 SUBMIT_WAYS = {"once": 0.8, "twice": 0.1, "two tabs": 0.1}
 REPLAY_SHARE = 0.1
 OTHER_RULES_SHARE = 0.5
+SWITCH_RULES_SHARE = 0.05  # of later visits to /practice
 ALREADY_RECORDED = b"already recorded"
 FIELD = re.compile(rb'<input type="hidden" name="(csrf_token|token)" value="([^"]+)"')
 WARM_UP_CLIENTS, WARM_UP_SECONDS = 4, 1.0
@@ -369,6 +371,8 @@ class Client:
     async def practice(self) -> str | None:
         """/practice: the redirect's target, the puzzle page (None: nothing left to practise)."""
         query, self.first_query = self.first_query, {}
+        if not query and self.rng.random() < SWITCH_RULES_SHARE:
+            query = {"rules": self.rng.choice(list(PRESETS))}  # another rule set, remembered from now on
         reply = await self.get("practice", "/practice" + ("?" + urlencode(query) if query else ""), 303, 200)
         if reply.status != 303:  # 200: "no puzzle left" for this player
             return None

@@ -121,3 +121,33 @@ def test_bad_arguments_are_one_line_and_status_2(arguments: list[str], capsys: p
         main(arguments)
     assert stopped.value.code == 2
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_switching_rule_set_while_another_player_answers_is_not_a_500(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by the load benchmark: /practice read the player, then remembered the rule set in
+    the same (read) transaction; on SQLite a write committed in between made that a 500. The
+    write committed here lands exactly there, every time."""
+    import webapp.train
+    from tests.webapp.conftest import make_app
+
+    app = make_app(tmp_path)
+    player, other = app.test_client(), app.test_client()
+    assert player.get("/practice").status_code == 303 and other.get("/practice").status_code == 303
+    engine = create_engine(app.config["DATABASE_URL"])
+    read_filters = webapp.train._filters
+
+    def filters_then_someone_else_writes(*args, **kwargs):  # type: ignore[no-untyped-def]
+        chosen = read_filters(*args, **kwargs)
+        with engine.begin() as connection:  # another player's answer, committed meanwhile
+            connection.exec_driver_sql("UPDATE players SET streak = streak + 1 WHERE id = 2")
+        return chosen
+
+    monkeypatch.setattr(webapp.train, "_filters", filters_then_someone_else_writes)
+    response = player.get("/practice?rules=pagat")
+    engine.dispose()
+    assert response.status_code == 303, response.text[:300]
+    with app.app_context():
+        from webapp.db import Player, session
+
+        assert {p.rules for p in session().scalars(select(Player))} == {"pagat", "progressive"}
