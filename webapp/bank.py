@@ -23,6 +23,9 @@ class Bank:
     puzzles: tuple[Puzzle, ...]
     by_id: Mapping[str, Puzzle]
     themes: tuple[str, ...]
+    # The puzzles of each rule set, in bank order: the practice page chooses among its player's
+    # rule set's few hundred, not the whole bank, on every request.
+    by_rules: Mapping[str, tuple[Puzzle, ...]] = field(default_factory=dict, compare=False, repr=False)
     _daily: dict[date, Puzzle] = field(default_factory=dict, compare=False, repr=False)
 
     def daily(self, day: date) -> Puzzle | None:
@@ -38,7 +41,11 @@ class Bank:
 def make_bank(puzzles: Sequence[Puzzle]) -> Bank:
     unique = {puzzle.id: puzzle for puzzle in puzzles}
     themes = sorted({theme for puzzle in unique.values() for theme in puzzle.themes})
-    return Bank(tuple(unique.values()), unique, tuple(themes))
+    by_rules: dict[str, list[Puzzle]] = {}
+    for puzzle in unique.values():
+        by_rules.setdefault(puzzle.rules, []).append(puzzle)
+    return Bank(tuple(unique.values()), unique, tuple(themes),
+                {rules: tuple(puzzles) for rules, puzzles in by_rules.items()})
 
 
 def bank() -> Bank:

@@ -25,7 +25,7 @@ from typing import Any
 
 from flask import current_app
 from itsdangerous import BadSignature, URLSafeSerializer
-from sqlalchemy import exists, select
+from sqlalchemy import select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -74,10 +74,13 @@ class Recorded:
 def record_attempt(db: Session, player: Player, puzzle: Puzzle, token: str, answer: dict[str, Any],
                    right: bool, *, daily_day: date | None) -> Recorded:
     """Record one answer, inside the caller's write transaction, ``player`` locked by the caller."""
-    earlier = db.scalars(select(Attempt).where(Attempt.player_id == player.id, Attempt.token == token)).one_or_none()
-    if earlier is not None:
-        return Recorded(earlier, True)
-    seen_before = db.scalar(select(exists().where(Attempt.player_id == player.id, Attempt.puzzle_id == puzzle.id)))
+    # The player's attempts at this puzzle: one with this token makes this a repeat (a token is
+    # issued for one puzzle), any other makes it a replay. One query on (player, puzzle).
+    earlier = list(db.scalars(select(Attempt).where(Attempt.player_id == player.id, Attempt.puzzle_id == puzzle.id)))
+    for attempt in earlier:
+        if attempt.token == token:
+            return Recorded(attempt, True)
+    seen_before = bool(earlier)
     attempt = Attempt(player_id=player.id, puzzle_id=puzzle.id, token=token, answer=answer, right=right,
                       rated=not seen_before, daily=None, rating_before=player.rating)
     if attempt.rated:
@@ -107,13 +110,17 @@ def record_attempt(db: Session, player: Player, puzzle: Puzzle, token: str, answ
 
 
 def _locked_puzzle_rating(db: Session, puzzle: Puzzle) -> PuzzleRating:
+    locked = (select(PuzzleRating).where(PuzzleRating.puzzle_id == puzzle.id).with_for_update()
+              .execution_options(populate_existing=True))
+    row = db.scalars(locked).one_or_none()
+    if row is not None:  # the usual case: one statement
+        return row
     values = {"puzzle_id": puzzle.id, "rating": float(puzzle.rating), "deviation": PUZZLE_START_DEVIATION,
               "volatility": PUZZLE_START_VOLATILITY, "attempts": 0, "solved": 0}
     dialect = postgresql if db.get_bind().dialect.name == "postgresql" else sqlite
+    # Another player's first attempt may be making it at this moment: theirs or ours, one row.
     db.execute(dialect.insert(PuzzleRating).values(**values).on_conflict_do_nothing(index_elements=["puzzle_id"]))
-    row = db.scalars(select(PuzzleRating).where(PuzzleRating.puzzle_id == puzzle.id).with_for_update()
-                     .execution_options(populate_existing=True)).one()
-    return row
+    return db.scalars(locked).one()
 
 
 def _daily_result(db: Session, player: Player, puzzle: Puzzle, right: bool, day: date, attempt: Attempt) -> None:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from webapp import create_app
+from webapp.bank import bank
 from webapp.db import upgrade
 
 
@@ -27,6 +28,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = create_app()
     upgrade(app.config["DATABASE_URL"])
+    with app.app_context():
+        bank()  # loaded now (a second or two), not while the first player waits for a puzzle
     try:  # listening before the address is printed: once it is, the trainer answers
         server = waitress.server.create_server(app, host=args.host, port=args.port, threads=args.threads,
                                                ident="rummy-trainer")

@@ -71,18 +71,30 @@ def practice() -> Response | tuple[str, int]:
         player = current_player(db)
         assert player is not None
         filters = _filters(request.args, player)
-        if filters["rules"] != player.rules:
-            player.rules = filters["rules"]  # the rule set asked for is the one remembered
-        exclude = _attempted(db, player) | blocked_ids(db)
-        chosen = choose_puzzle(
-            bank().puzzles, _puzzle_ratings(db), player.rating, rules=filters["rules"],
-            kind=filters["kind"] or None, theme=filters["theme"] or None,
-            offset=int(DIFFICULTY[filters["difficulty"]]), exclude=exclude, rng=random.Random(),
-        )
+        remember = filters["rules"] != player.rules
+        chosen = None if remember else _choose(db, player, filters)
+    if remember:
+        # The rule set asked for is the one remembered: a write to the row just read, so in a
+        # write transaction (on SQLite a read transaction that then writes fails outright when
+        # another writer got in between: a 500 under load, found by benchmarks/trainer_load).
+        with write_transaction() as db:
+            player = current_player(db, create=False, lock=True)
+            assert player is not None
+            player.rules = filters["rules"]
+            chosen = _choose(db, player, filters)
     if chosen is None:
         return render_template("train/none_left.html", filters=filters, **_choices()), 200
     query = {name: value for name, value in filters.items() if value and name != "rules"}
     return redirect(url_for("train.puzzle", puzzle_id=chosen.id, **query), code=303)
+
+
+def _choose(db: Session, player: Player, filters: Mapping[str, str]) -> Puzzle | None:
+    return choose_puzzle(
+        bank().by_rules.get(filters["rules"], ()), _puzzle_ratings(db), player.rating, rules=filters["rules"],
+        kind=filters["kind"] or None, theme=filters["theme"] or None,
+        offset=int(DIFFICULTY[filters["difficulty"]]), exclude=_attempted(db, player) | blocked_ids(db),
+        rng=random.Random(),
+    )
 
 
 def _attempted(db: Session, player: Player) -> set[str]:
@@ -202,16 +214,17 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         if puzzle.id in blocked_ids(db):
             abort(400, "this puzzle was reported as wrong and is waiting for review")
         recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day)
-        attempt = recorded.attempt
-        if recorded.repeat:  # the first submission's answer is the one shown
-            scored = score_stored(puzzle, attempt)
         solved_today = _solved_count(db, day) if daily_day else None
-        context = {
-            "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
-            "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
-            "daily_streak": daily_streak(player, day), "solved_today": solved_today,
-            "next_query": _next_query(request.form),
-        }
+    # Committed: the page is drawn from what was recorded, after the write lock is let go.
+    attempt = recorded.attempt
+    if recorded.repeat:  # the first submission's answer is the one shown
+        scored = score_stored(puzzle, attempt)
+    context = {
+        "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
+        "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
+        "daily_streak": daily_streak(player, day), "solved_today": solved_today,
+        "next_query": _next_query(request.form),
+    }
     return render_template("train/result.html", **context), 200
 
 
@@ -261,8 +274,8 @@ def report(puzzle_id: str) -> tuple[str, int]:
     reason = request.form.get("reason", "").strip()
     if len(reason) > MAX_REASON:
         abort(400, f"say what is wrong in at most {MAX_REASON} characters")
-    with transaction() as db:
-        player = current_player(db)
+    with write_transaction() as db:  # reads the player, then writes: see practice()
+        player = current_player(db, lock=True)
         assert player is not None
         db.add(Report(puzzle_id=puzzle_id, player_id=player.id, reason=reason))
     return render_template("train/reported.html", puzzle_id=puzzle_id), 200
