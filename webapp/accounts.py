@@ -37,7 +37,7 @@ from werkzeug.wrappers import Response
 from wtforms import PasswordField, StringField
 from wtforms.validators import DataRequired, EqualTo, InputRequired, Length, Regexp, ValidationError
 
-from webapp.db import Attempt, Player, session, transaction, write_transaction
+from webapp.db import Attempt, Player, session, write_transaction
 from webapp.players import (
     adopt,
     current_player,
@@ -232,8 +232,8 @@ def name() -> Response | tuple[str, int]:
         return render_template("accounts/name.html", form=form, player=player), 200
     if not form.validate():
         return render_template("accounts/name.html", form=form, player=None), 400
-    with transaction() as db:
-        player = current_player(db)
+    with write_transaction() as db:  # reads the player, then writes: SQLite's write lock first
+        player = current_player(db, lock=True)
         assert player is not None
         player.name = form.name.data
     return redirect(url_for("train.dashboard"), code=303)
