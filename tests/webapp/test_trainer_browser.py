@@ -226,6 +226,13 @@ def test_solve_a_lay_down_by_clicking_cards_into_the_meld_rows(page: Page, base:
     taken = f"take back the {words(first_row.cards[0])} from {rows_of(puzzle)[0]}"
     page.get_by_role("button", name=taken).click()
     expect(page.get_by_role("textbox", name=rows_of(puzzle)[0])).to_have_value("")
+    # or dragged onto a row, which becomes the chosen one
+    last = rows_of(puzzle)[-1]
+    last_row = page.locator(".meld-row", has=page.get_by_role("textbox", name=last))
+    hand_card(page, first_row.cards[0]).drag_to(last_row)
+    expect(page.get_by_role("textbox", name=last)).to_have_value(first_row.cards[0].token)
+    expect(page.get_by_role("radio", name=last)).to_be_checked()
+    page.get_by_role("button", name=f"take back the {words(first_row.cards[0])} from {last}").click()
     build_by_mouse(page, puzzle)
     shot(page, "lay-down-built")
     page.get_by_role("button", name="Lay down").click()

@@ -80,7 +80,7 @@ function setUpPicker() {
 }
 
 // A lay-down puzzle: choose a row (a meld of the contract, or the discard), click cards of the hand
-// to put them there, click a placed card to take it back; a wild card placed in a meld gets a
+// to put them there (or drag them onto a row), click a placed card to take it back; a wild card placed in a meld gets a
 // "stands for" choice (by its place, or a card named outright: JK=3H). The rows are the form's own
 // text fields and select, so what is sent is what a player without script would type.
 // Keyboard: the hand is one tab stop (a roving tabindex); Left/Right (Home/End) move through the
@@ -244,6 +244,25 @@ function setUpMeldBuilder() {
   handButtons.forEach((button, index) => {
     button.tabIndex = index === 0 ? 0 : -1;
     button.addEventListener("click", () => place(button));
+    // or dragged onto a row: the row becomes the chosen one and the card goes there
+    button.draggable = true;
+    button.addEventListener("dragstart", (event) => {
+      if (!free(button)) return event.preventDefault();
+      event.dataTransfer.setData("text/plain", String(index));
+      event.dataTransfer.effectAllowed = "move";
+    });
+  });
+  rows.forEach((row, r) => {
+    row.addEventListener("dragover", (event) => { event.preventDefault(); row.classList.add("drop-here"); });
+    row.addEventListener("dragleave", () => row.classList.remove("drop-here"));
+    row.addEventListener("drop", (event) => {
+      event.preventDefault();
+      row.classList.remove("drop-here");
+      const button = handButtons[Number(event.dataTransfer.getData("text/plain"))];
+      if (!button) return;
+      radios[r].checked = true;
+      place(button);
+    });
   });
   hand.addEventListener("keydown", (event) => {
     const button = event.target.closest("button[data-card]");
