@@ -80,9 +80,10 @@ function setUpPicker() {
 }
 
 // A lay-down puzzle: choose a row (a meld of the contract, or the discard), click cards of the hand
-// to put them there (or drag them onto a row), click a placed card to take it back; a wild card placed in a meld gets a
-// "stands for" choice (by its place, or a card named outright: JK=3H). The rows are the form's own
-// text fields and select, so what is sent is what a player without script would type.
+// to put them there (or drag them onto a row), click a placed card to take it back; a wild card
+// placed in a meld gets a "stands for" choice (by its place, or a card named outright: JK=3H). The
+// rows are the form's own text fields and select, so what is sent is what a player without script
+// would type.
 // Keyboard: the hand is one tab stop (a roving tabindex); Left/Right (Home/End) move through the
 // cards still free, Up/Down choose the row, Enter or Space puts the card there. A live region
 // says what each step did.
@@ -90,6 +91,12 @@ const SUITS = { C: ["♣", "clubs"], D: ["♦", "diamonds"], H: ["♥", "hearts"
 const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];
 const RANK_WORDS = { A: "ace", J: "jack", Q: "queen", K: "king" };
 
+// A typed token as the hand's buttons spell it (the server reads "joker", "th" and "10h" too).
+const canonical = (written) => {
+  const [card, meaning] = written.toUpperCase().split("=");
+  const spelled = (token) => (token === "JOKER" ? "JK" : /^T[CDHS]$/.test(token) ? "10" + token[1] : token);
+  return spelled(card) + (meaning === undefined ? "" : "=" + spelled(meaning));
+};
 const suitOf = (token) => SUITS[token.slice(-1)];
 const face = (token) => (token === "JK" ? "Joker" : suitOf(token) ? token.slice(0, -1) + suitOf(token)[0] : token);
 const words = (token) => {
@@ -119,7 +126,7 @@ function setUpMeldBuilder() {
   const inputOf = (row) => row.querySelector("input[type=text]");
   const tokensOf = (row) => {
     const input = inputOf(row);
-    if (input) return input.value.toUpperCase().split(/[\s,]+/).filter(Boolean);
+    if (input) return input.value.split(/[\s,]+/).filter(Boolean).map(canonical);
     return discard.value ? [discard.value] : [];
   };
   const setTokens = (row, tokens) => {
