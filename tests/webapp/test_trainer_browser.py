@@ -73,6 +73,15 @@ def trainer(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Fla
     server.close()
 
 
+@pytest.fixture(scope="module", autouse=True)
+def patient_assertions() -> Iterator[None]:
+    """Assertions wait up to 15 s here (Playwright's default is 5): on a loaded 2-core machine a
+    page and its answer can take seconds; a passing run is no slower for it."""
+    expect.set_options(timeout=15_000)
+    yield
+    expect.set_options(timeout=5_000)
+
+
 @pytest.fixture
 def base(trainer: tuple[str, Flask]) -> str:
     return trainer[0]
