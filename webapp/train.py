@@ -172,6 +172,7 @@ def position_view(puzzle: Puzzle) -> dict[str, Any]:
         "rounds": len(rules.rounds),
         "go_out": rule.go_out,
         "hand": [card.token for card in puzzle.hand],
+        "wild": sorted({card.token for card in puzzle.hand if rules.is_wild(card)}),  # the builder asks what they stand for
         "discard_pile": [card.token for card in puzzle.discard_pile],
         "top_discard": puzzle.discard_pile[-1].token if puzzle.discard_pile else None,
         "table": table,
