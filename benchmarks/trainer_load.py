@@ -58,7 +58,8 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -571,6 +572,13 @@ def percentile(times: Sequence[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def run_clients(phase: Coroutine[Any, Any, None]) -> None:
+    """Run a phase's clients on an event loop of their own, in a thread of their own: the caller's
+    thread may already run a loop (Playwright's sync API does, in the same test session)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        thread.submit(asyncio.run, phase).result()
+
+
 def benchmark(*, clients: int, seconds: float, think: float, database_url: str | None, folder: Path,
               threads: int | None = None, profile: Path | None = None, phases: Sequence[str] = ("players", "flat out"),
               seed: int = 1) -> Report:
@@ -583,11 +591,11 @@ def benchmark(*, clients: int, seconds: float, think: float, database_url: str |
     done = []
     try:
         # Warm up (the bank loaded, templates compiled, connections pooled); counted in the check only.
-        asyncio.run(run_phase(run, Phase("warm-up", 0.0), min(clients, WARM_UP_CLIENTS), WARM_UP_SECONDS, seed))
+        run_clients(run_phase(run, Phase("warm-up", 0.0), min(clients, WARM_UP_CLIENTS), WARM_UP_SECONDS, seed))
         for number, name in enumerate(phases, start=1):
             phase = Phase(name, think if name == "players" else 0.0)
             cpu_before = server.cpu_seconds()
-            asyncio.run(run_phase(run, phase, clients, seconds, seed + number))
+            run_clients(run_phase(run, phase, clients, seconds, seed + number))
             cpu_after = server.cpu_seconds()
             if cpu_before is not None and cpu_after is not None:
                 phase.server_cpu = cpu_after - cpu_before

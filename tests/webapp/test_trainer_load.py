@@ -101,7 +101,8 @@ def test_a_lost_rating_update_is_found(tiny_run: Report, tmp_path: Path, bank_ra
     with engine.begin() as connection:
         rated = connection.execute(select(Attempt.id, Attempt.player_id, Attempt.rating_before)
                                    .where(Attempt.rated.is_(True)).order_by(Attempt.id)).all()
-        first, second = next((a, b) for a, b in zip(rated, rated[1:]) if a.player_id == b.player_id)
+        # a player's two rated answers in a row (other players' answers may come between them)
+        first, second = next((a, b) for i, a in enumerate(rated) for b in rated[i + 1:] if a.player_id == b.player_id)
         connection.execute(update(Attempt).where(Attempt.id == second.id).values(rating_before=first.rating_before))
     engine.dispose()
     assert "player chain" in problem_sorts(url, tiny_run, bank_ratings)
