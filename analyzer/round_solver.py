@@ -4,6 +4,7 @@ the advice, the turn and the buy verdict ask of the solver, memoised within one 
 from __future__ import annotations
 
 import contextlib
+import functools
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -72,9 +73,12 @@ def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, 
 
 
 def outs_finder() -> OutsFinder:
-    """The solver's exact ``find_outs`` when it has one, else the naive re-solving."""
-    finder: OutsFinder = getattr(solver, "find_outs", outs_by_resolving)
-    return finder
+    """The solver's exact ``find_outs``, sharing the arrangements it finds between the hands of
+    one ``RoundSolver`` (the rows of a discard table differ by a card: one row's arrangement
+    often names another's outs)."""
+    from analyzer.solver.outs import KnownArrangements  # loads OR-Tools, as find_outs does
+
+    return functools.partial(solver.find_outs, known=KnownArrangements())
 
 
 Key = tuple[tuple[Card, ...], bool]  # the hand as a multiset; before the draw (go-out rounds only)

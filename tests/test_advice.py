@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -23,7 +24,8 @@ from analyzer.result import LayDown
 from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, Rules, preset
 from analyzer.solver.model import make_problem
-from analyzer.solver.outs import MissingBound, find_outs
+from analyzer.solver.lay_down import solve_lay_down
+from analyzer.solver.outs import KnownArrangements, MissingBound, _swapped_outs, find_outs
 from tests.reference import reference_best, reference_cards_away
 from tests.strategies import deck_cards, hands, near_contract
 
@@ -176,6 +178,102 @@ def test_outs_with_per_meld_wild_limits_agree_with_resolving_every_card(
     if naive[0].cards_away and (not go_out or before_draw):
         bound = MissingBound(make_problem(hand, rules, round_number, deck, before_draw))
         assert all(bound.could_be_missing(out, naive[0].cards_away) for out in naive[1])
+
+
+@pytest.mark.parametrize("rules_name, round_number", SLOT_ROUNDS)
+@settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
+@given(data=st.data())
+def test_outs_one_swap_from_a_best_arrangement_bring_the_hand_closer(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    """The outs read off the hand's own best arrangement by trading one missing card (another
+    suit in a set, the natural a wild card stands for in a run) are outs: each, added to the
+    hand, brings it closer, re-solved from scratch."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    deck = data.draw(st.sampled_from(rules.decks))
+    before_draw = rules.round(round_number).go_out  # hand + card is then a hand after the draw
+    hand = data.draw(near_contract([rules], [round_number], [Suit.HEARTS, Suit.SPADES], need + 1,
+                                   within_largest_deck=True))[2]
+    hand = hand[:need - 1 if before_draw else need]
+    if any(hand.count(card) > deck_copies(card, deck) for card in hand):
+        return
+    lay_down = solve_lay_down(hand, rules, round_number, deck, 30.0, before_draw=before_draw)
+    if not lay_down.cards_away:
+        return
+    swapped = _swapped_outs(make_problem(hand, rules, round_number, deck, before_draw),
+                            lay_down.with_missing, lay_down.missing)
+    for card in swapped:
+        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
+        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+
+
+def test_one_swap_names_outs_the_best_arrangement_does_not_hold() -> None:
+    """Shanghai round 2 (a set of 3 and a run of 4, one wild card per meld): the witness misses
+    a 5 for its set of 5s and the A♠ for its run J♠ Joker K♠ A♠. Another suit's 5 fits the set
+    as well, and the Q♠ fits where the joker stands once the joker moves to the ace's place."""
+    rules, deck = preset("shanghai"), preset("shanghai").deck_for(4)
+    hand = parse_cards("5C 5D 7H 8H JK KS QD 2C 3D JS 4S")
+    problem = make_problem(hand, rules, 2, deck)
+    lay_down = solve_lay_down(hand, rules, 2, deck, 30.0)
+    assert lay_down.cards_away == 2
+    swapped = _swapped_outs(problem, lay_down.with_missing, lay_down.missing)
+    assert {Card.parse("5S"), Card.parse("QS")} <= swapped
+    assert not set(lay_down.missing) >= {Card.parse("5S"), Card.parse("QS")}
+    assert swapped <= find_outs(hand, rules, 2, deck, 30.0)[1]
+    # With one deck there is no 5♣ or 5♦ beyond the hand's: those trades are refused.
+    one_deck = replace(deck, decks=1)
+    lay_down = solve_lay_down(hand, rules, 2, one_deck, 30.0)
+    swapped = _swapped_outs(make_problem(hand, rules, 2, one_deck), lay_down.with_missing, lay_down.missing)
+    assert Card.parse("5S") in swapped and not {Card.parse("5C"), Card.parse("5D")} & swapped
+
+
+@pytest.mark.parametrize("rules_name, round_number", SLOT_ROUNDS)
+@settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
+@given(data=st.data())
+def test_arrangements_found_for_one_row_name_only_outs_of_another(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    """Two rows of a discard table (the hand after the draw less one card, then less another):
+    what the first row's search finds, read for the second row, names only outs of it (its
+    outs found on their own, which the property above holds to re-solving every card); and
+    the first row's outs are the same with the shared store as without."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    deck = rules.deck_for(4)
+    before_draw = rules.round(round_number).go_out  # a row is a hand before the next draw
+    whole = data.draw(near_contract([rules], [round_number], [Suit.HEARTS, Suit.SPADES], need + 1,
+                                    within_largest_deck=True))[2]
+    whole = whole[:need if before_draw else need + 2]
+    first, second = data.draw(st.lists(st.sampled_from(range(len(whole))), min_size=2, max_size=2, unique=True))
+    one = whole[:first] + whole[first + 1:]
+    other = whole[:second] + whole[second + 1:]
+    known = KnownArrangements()
+    shared = find_outs(one, rules, round_number, deck, 30.0, before_draw, known=known)
+    assert shared == find_outs(one, rules, round_number, deck, 30.0, before_draw)
+    lay_down, outs = find_outs(other, rules, round_number, deck, 30.0, before_draw)
+    if lay_down.cards_away:
+        named = known.outs_of(make_problem(other, rules, round_number, deck, before_draw), lay_down.cards_away)
+        assert named <= outs, sorted(c.token for c in named - outs)
+
+
+def test_an_arrangement_of_one_row_names_the_outs_of_the_next() -> None:
+    """Shanghai round 2: dropping the 9♣ or the 2♣ (neither in any meld) leaves hands whose
+    best arrangements are the same: the first row's search names all of the second's outs."""
+    rules, deck = preset("shanghai"), preset("shanghai").deck_for(4)
+    whole = parse_cards("5C 5D 7H 8H JK KS QD 2C 3D JS 4S 9C")
+    one = tuple(c for c in whole if c != Card.parse("9C"))
+    other = tuple(c for c in whole if c != Card.parse("2C"))
+    known = KnownArrangements()
+    find_outs(one, rules, 2, deck, 30.0, known=known)
+    lay_down, outs = find_outs(other, rules, 2, deck, 30.0)
+    assert lay_down.cards_away == 2 and len(outs) == 11
+    assert known.outs_of(make_problem(other, rules, 2, deck), 2) == outs
+    # Not for a hand lacking a card they take (the 5♣ of the set of 5s): it is 3 away, and no
+    # arrangement with 2 missing cards is one of its best.
+    lacking = tuple(c for c in whole if c != Card.parse("5C"))
+    assert find_outs(lacking, rules, 2, deck, 30.0)[0].cards_away == 3
+    assert known.outs_of(make_problem(lacking, rules, 2, deck), 3) == set()
 
 
 def test_outs_of_a_hand_that_lays_down_or_never_can_are_empty() -> None:

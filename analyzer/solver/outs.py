@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import Counter
+from dataclasses import replace
 
 from ortools.sat.python import cp_model
 
 from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit
-from analyzer.result import LayDown
+from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, Rules
 from analyzer.solver.lay_down import (
     best_lay_down,
@@ -53,7 +55,8 @@ def _spent(ends: float) -> bool:
 
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-              time_limit: float, before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
+              time_limit: float, before_draw: bool = False,
+              known: KnownArrangements | None = None) -> tuple[LayDown, frozenset[Card]]:
     """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
     whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
 
@@ -67,6 +70,10 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     the missing ones (adding it then saves one; adding any card saves at most one). So the
     outs are the union of the missing cards over all best arrangements, collected by asking
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
+
+    ``known``: arrangements found for other hands of the same round and deck (the hands of one
+    discard table), which may be best arrangements of this one too; where runs take slots this
+    call reads outs off them, and adds those it finds.
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
     ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
@@ -83,8 +90,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
-        # these card-by-card questions, which a bound and the arrangements found keep few.
-        outs = _outs_by_resolving(problem, lay_down, ends)
+        # asking which extra card brings the hand closer, of candidates a bound keeps few.
+        outs = _outs_by_resolving(problem, lay_down, ends, known)
     return lay_down, frozenset(outs)
 
 
@@ -186,37 +193,188 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     return outs
 
 
-def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float) -> set[Card]:
-    """For rule sets whose runs take slots: ask, card by card, whether hand + card is closer.
+def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
+                       known: KnownArrangements | None = None) -> set[Card]:
+    """For rule sets whose runs take slots: which cards make hand + card closer, asked of one
+    model where the extra card is a decision (``ExtraCard``): find a card that does, rule it
+    out, ask again; the last solve, infeasible, proves that no card left does.
 
     In a go-out round hand + card is a hand after the draw: before the draw that is the same
     number of cards in the melds. (After the draw it is one more, and hand + card may be closer
-    without melding the card, so there every card is asked, and nothing below applies.)
+    without melding the card, so there every card is a candidate, and nothing below applies.)
 
     Elsewhere a card is an out exactly when some best arrangement of the hand has it among its
-    missing cards (``find_outs``), which spares most of the questions:
+    missing cards (``find_outs``), which spares most of the candidates:
     - the missing cards of the hand's own witness are outs without asking;
-    - so are those of every arrangement of hand + card that a question finds (put the card
-      back among the missing: an arrangement of the hand with ``cards_away`` missing cards,
-      those among them);
+    - so are those of every arrangement of hand + card that a solve finds (put the card back
+      among the missing: an arrangement of the hand with ``cards_away`` missing cards, those
+      among them), and those of arrangements found for other hands (``known``) that fit this
+      one with ``cards_away`` missing cards;
     - a card that no best arrangement can hold as a missing card, by a bound that counts each
-      meld on its own (``_could_be_missing``), is not asked."""
+      meld on its own (``MissingBound``), is no candidate;
+    - and hand + card must meld the card (it could not be closer otherwise), which proves a
+      no sooner."""
     cards_away = lay_down.cards_away
     assert cards_away
     counted_as_missing = problem.target is None or problem.target > len(problem.hand)
-    outs = set(lay_down.missing) if counted_as_missing else set()
+    outs = set()
+    if counted_as_missing:
+        outs = set(lay_down.missing) | _swapped_outs(problem, lay_down.with_missing, lay_down.missing)
+        if known is not None:
+            outs |= known.outs_of(problem, cards_away)
+            known.add(problem, lay_down.with_missing, lay_down.missing)
     bound = MissingBound(problem) if counted_as_missing else None
-    for card in ALL_CARD_KINDS:
-        if card in outs or not problem.spare(card) or (bound and not bound.could_be_missing(card, cards_away)):
-            continue
-        if _spent(ends):
-            break
-        closer = make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
-        found = _closer_than(closer, cards_away, ends, card if counted_as_missing else None)
-        if found is not None:
+    candidates = [card for card in ALL_CARD_KINDS if card not in outs and problem.spare(card)
+                  and not (bound and not bound.could_be_missing(card, cards_away))]
+    if not candidates or _spent(ends):
+        return outs
+    extra = ExtraCard(problem, candidates, cards_away, melded=counted_as_missing)
+    while extra.open and not _spent(ends):
+        card, solution = extra.closer(ends)
+        if card is None:
+            break  # proven: no candidate left brings the hand closer (or out of time: the caller says so)
+        if solution is None:  # the deck could not supply the arrangement found: ask of this card alone
+            solution = _closer_than(extra.with_card(card), cards_away, ends, card if counted_as_missing else None)
+        if solution is not None:
             outs.add(card)
             if counted_as_missing:
-                outs.update(found.missing)
+                outs.update(solution.missing)
+                outs |= _swapped_outs(problem, solution.melds, solution.missing + (card,))
+                if known is not None:
+                    known.add(problem, solution.melds, solution.missing + (card,))
+        extra.rule_out(outs | {card})
+    return outs
+
+
+class ExtraCard:
+    """One model of the hand plus one card of the solver's choosing among ``candidates``,
+    asking for fewer than ``cards_away`` missing cards (and, ``melded``, that the melds hold a
+    copy of the chosen card).
+
+    It is the model of a hand holding one more copy of every candidate, each copy usable only
+    when its card is the one chosen; the deck is ignored (an answer whose arrangement the deck
+    cannot supply is re-asked of that card alone, with the strict model). A no is final: it
+    holds for each candidate's own model, and for its strict one."""
+
+    def __init__(self, problem: Problem, candidates: list[Card], cards_away: int, melded: bool) -> None:
+        self.problem = problem
+        union = make_problem(problem.hand + tuple(candidates), problem.rules, problem.round_number, problem.deck)
+        # hand + card is a hand after the draw (``make_problem`` of it): in a go-out round its
+        # melds hold one card more than the hand.
+        union = replace(union, target=None if problem.target is None else len(problem.hand) + 1)
+        self.built = build_model(union, strict_deck=False)
+        model = self.built.model
+        model.clear_objective()
+        model.add(self.built.missing_total <= cards_away - 1)
+        self.chosen = {card: model.new_bool_var(f"extra[{card}]") for card in candidates}
+        model.add_exactly_one(self.chosen.values())
+        for card, chosen in self.chosen.items():
+            copies = _copies_melded(self.built, card)
+            model.add(copies <= problem.counts.get(card, 0) + chosen)
+            if melded:
+                model.add(copies >= chosen)
+        self.open = set(candidates)
+
+    def with_card(self, card: Card) -> Problem:
+        problem = self.problem
+        return make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+
+    def closer(self, ends: float) -> tuple[Card | None, Solution | None]:
+        """A candidate whose hand + card is closer, with its arrangement (None when the deck
+        cannot supply it); (None, None) when no candidate left is (or the time ran out)."""
+        solver = new_solver(_left(ends))
+        # The LP that helps an optimising solve find and prove the best lay-down costs more
+        # than it saves on this yes/no question over many cards: at level 1 the joint solves
+        # of Shanghai round-7 and shanghai-powe round-8 tables took 0.55x and 0.8x the CPU
+        # time of level 2 (same process, 10 tables, load about 5), Shanghai round 2 about 0.9x.
+        solver.parameters.linearization_level = 1
+        if solver.solve(self.built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return None, None
+        card = next(c for c, chosen in self.chosen.items() if solver.value(chosen))
+        try:
+            return card, translate_solution(self.with_card(card), self.built, solver, False, False)
+        except DeckTooSmall:
+            return card, None
+
+    def rule_out(self, cards: set[Card]) -> None:
+        for card in cards & self.open:
+            self.built.model.add(self.chosen[card] == 0)
+        self.open -= cards
+
+
+class KnownArrangements:
+    """Arrangements found for some hands of one rule set, round and deck, kept for the others:
+    an arrangement is one of any hand holding the cards it takes from a hand, with the same
+    missing cards, if the deck has them beyond that hand (and, in a go-out round, the same
+    number of cards in the melds). One whose missing cards are as few as a hand's cards away
+    is a best arrangement of that hand, so its missing cards are outs of it (``find_outs``),
+    and so are those one trade away (``_swapped_outs``). The hands of a discard table differ
+    by one card, so what one row's solves find often serves the next. Hands are worked out
+    on two threads (``RoundSolver.prefetch_outs``): adding and reading take a lock."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        # (rules, round, deck, the melds' size in a go-out round), the hand's cards the melds
+        # take, the melds, the missing cards.
+        self._found: list[tuple[tuple[object, ...], Counter[Card], tuple[PlacedMeld, ...], tuple[Card, ...]]] = []
+
+    @staticmethod
+    def _where(problem: Problem) -> tuple[object, ...]:
+        return problem.rules, problem.round_number, problem.deck, problem.target
+
+    def add(self, problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[Card, ...]) -> None:
+        taken = Counter(card for meld in melds for card in meld.cards) - Counter(missing)
+        with self._lock:
+            self._found.append((self._where(problem), taken, melds, missing))
+
+    def outs_of(self, problem: Problem, cards_away: int) -> set[Card]:
+        where, held = self._where(problem), Counter(problem.hand)
+        with self._lock:
+            found = list(self._found)
+        outs: set[Card] = set()
+        for place, taken, melds, missing in found:
+            if (place == where and len(missing) == cards_away and not taken - held
+                    and all(problem.spare(card) >= n for card, n in Counter(missing).items())):
+                outs.update(missing)
+                outs |= _swapped_outs(problem, melds, missing)
+        return outs
+
+
+def _swapped_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[Card, ...]) -> set[Card]:
+    """More outs read off one best arrangement of the hand (``melds``, holding the ``missing``
+    cards), whose missing cards are outs: the missing cards of the arrangements one trade away,
+    which keep every meld's place and size, and its wild cards or lose one:
+    - in a set, a missing natural traded for the same rank in another suit, or a missing wild
+      card for a natural of the set's rank;
+    - in a run, a missing wild card traded for the natural it stands for, or a missing natural
+      traded with a wild card of the same run (the wild card moves to the missing natural's
+      place, the natural of its old place goes missing).
+    A swap is kept only when the deck has a copy of the new missing card beyond the hand's and
+    the other missing cards'; the new missing card is never wild (no meld gains a wild card).
+    Each such arrangement is as legal and as short as the first, so its missing cards are outs
+    too (``find_outs``)."""
+    counted = Counter(missing)
+    rules = problem.rules
+    outs: set[Card] = set()
+
+    def trade(gone: Card, new: Card) -> None:
+        if new not in outs and not rules.is_wild(new) and problem.spare(new) >= counted[new] + (new != gone):
+            outs.add(new)
+
+    for meld in melds:
+        placed = list(zip(meld.cards, meld.stands_for))
+        missing_here = [card for card, _ in placed if counted[card]]
+        if meld.kind != MeldKind.RUN:
+            rank = meld.stands_for[0].rank
+            for gone in missing_here:
+                for suit in SUITS:
+                    trade(gone, Card(rank, suit))
+            continue
+        for card, meaning in placed:
+            if card != meaning:  # a wild card: its place may hold the natural instead
+                for gone in missing_here:
+                    if gone == card or gone != meaning and not rules.is_wild(gone):
+                        trade(gone, meaning)
     return outs
 
 
