@@ -32,6 +32,7 @@ _HOMES = {
     "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyOption", "Verdict"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
+    "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
@@ -60,6 +61,8 @@ __all__ = [
     "MeldKind",
     "MeldSpec",
     "Moment",
+    "NearBest",
+    "NearPlay",
     "OptionError",
     "Out",
     "PlacedMeld",
@@ -81,6 +84,7 @@ __all__ = [
     "end_on_interrupt",
     "hand_sizes",
     "load_rules",
+    "near_best_plays",
     "parse_cards",
     "place_in_turn",
     "preset",
@@ -96,6 +100,7 @@ if TYPE_CHECKING:
     from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.hand import HandError, read_hand
+    from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.rules import (
         PRESETS,

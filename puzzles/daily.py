@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from datetime import date
 
 from analyzer import PRESETS
+from puzzles.generate import difficulty
 from puzzles.model import KINDS, Puzzle
 
 EPOCH = date(2026, 1, 1)
@@ -52,9 +53,19 @@ def eligible(bank: Sequence[Puzzle]) -> dict[tuple[str, str], list[Puzzle]]:
     chosen = {}
     for slot, puzzles in slots.items():
         unique = {puzzle.id: puzzle for puzzle in puzzles}
-        mid = [p for p in unique.values() if BAND[0] <= p.rating <= BAND[1]]
+        mid = [p for p in unique.values() if BAND[0] <= band_rating(p) <= BAND[1]]
         chosen[slot] = sorted(mid or unique.values(), key=lambda puzzle: puzzle.id)
     return chosen
+
+
+def band_rating(puzzle: Puzzle) -> int:
+    """The rating the difficulty band reads: a lay-down's without the plays-near-the-best term
+    (``difficulty(near_best=False)``). That term came with generator puzzles-2 and re-rated the
+    bank; read here it would have moved a third of the days already dealt to other puzzles, and
+    a refinement of the rating should not re-deal the calendar."""
+    if puzzle.kind == "lay-down" and "near_best" in puzzle.margin:
+        return difficulty(puzzle, near_best=False)
+    return puzzle.rating
 
 
 def daily(bank: Sequence[Puzzle], day: date) -> Puzzle:

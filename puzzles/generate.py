@@ -44,6 +44,7 @@ from analyzer import (
     advise,
     analyze,
     deterministic_work,
+    near_best_plays,
     preset,
 )
 from puzzles.check import play_problems
@@ -51,7 +52,11 @@ from puzzles.hasty import STRATEGIES, hasty_play, loose_rules
 from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
 from puzzles.themes import tag
 
-GENERATOR = "puzzles-1"
+# The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
+# best too. The seeds' random streams keep the first version's name, so that a seed gives the
+# position it always gave.
+GENERATOR = "puzzles-2"
+STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
 # and an answer it leaves unproven is rejected, the same way on every machine...
@@ -67,6 +72,10 @@ LOOKS = {"lay-down": 1000, "discard": 10, "buy": 3}
 BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
 BUY_SEEDS = (0, 1)
 OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
+# Plays near the best (``analyzer.near_best_plays``): those keeping at most this many points more
+# than the best, counted up to the cap (the rating's term stops growing there).
+NEAR_MARGIN = 10
+NEAR_CAP = 10
 
 
 class GenerationError(RuntimeError):
@@ -88,7 +97,7 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
         raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
     rule_set = preset(rules)
     rule_set.round(round_number)
-    rng = random.Random(f"{GENERATOR}/{kind}/{rule_set.name}/{round_number}/{seed}/{source}")
+    rng = random.Random(f"{STREAM}/{kind}/{rule_set.name}/{round_number}/{seed}/{source}")
     players = rng.choice(table_sizes(rule_set))
     if source == "planted":
         if kind != "lay-down":
@@ -103,11 +112,11 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
     looks = 0
     while not table.finished:
         if table.turn >= start:
-            position = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
-            if position is not None and _worth_a_look(position):
+            position, lays_down = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
+            if position is not None and _worth_a_look(position, lays_down):
                 position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
                 looks += 1
-                puzzle = derive(position)
+                puzzle = derive(position, lays_down=lays_down)
                 if puzzle is not None:
                     return puzzle
                 if looks >= LOOKS[kind]:
@@ -129,33 +138,43 @@ def table_sizes(rules: Rules) -> list[int]:
 # ---- positions at the table --------------------------------------------------------------------------
 
 
-def _turn_position(table: Table, kind: str) -> Puzzle | None:
-    """The seat in turn after its draw, when it has not laid down."""
+# A position, and whether its hand lays down when the table knows it already (None: unknown).
+Found = tuple[Puzzle | None, bool | None]
+
+
+def _turn_position(table: Table, kind: str) -> Found:
+    """The seat in turn after its draw, when it has not laid down; for a lay-down, whether the
+    hand after the draw lays down, read off the table's own solver where it is at hand."""
     seat = table.current
     if table.melds[seat]:
-        return None
+        return None, None
     pile = list(table.discards)
     view = table.view(seat)
     policy = table.policies[seat]
+    state = None
     if kind == "lay-down" and isinstance(policy, SimulatedPlayer):
         # The player's own plan (memoised, the table asked it already): a hand more than two
         # cards away before its draw can neither lay down after it nor look ready.
-        away = policy.start(view.hand).away
-        if away is not None and away > 2:
-            return None
+        state = policy.start(view.hand)
+        if state.away is not None and state.away > 2:
+            return None, None
     if kind == "discard" and isinstance(policy, SimulatedPlayer):
         # Two cards the plan does not use tie on cards away and outs nearly always (the table
         # ranks them by points only): no clear answer, so no costly discard table.
         state = policy.start(view.hand)
         junk = {card for card in state.unused if not table.rules.is_wild(card)}
         if len(junk) >= 2:
-            return None
+            return None, None
     if pile and table.offer_open and policy.wants_discard(view, pile[-1]):
         drawn = pile.pop()
     elif table.stock:
         drawn = table.stock[-1]
     else:
-        return None
+        return None, None
+    lays_down = None
+    if state is not None and not table.rules.round(table.round_number).go_out:
+        assert isinstance(policy, SimulatedPlayer)
+        lays_down = _lays_down_after(policy, state, drawn)
     return Puzzle(
         kind=kind,
         rules=table.rules.name,
@@ -169,20 +188,36 @@ def _turn_position(table: Table, kind: str) -> Puzzle | None:
         turn=table.turns[seat] + 1,
         buys_used=table.buys_used[seat],
         bought_last=table.last_buyer == seat,
-    )
+    ), lays_down
 
 
-def _buy_position(table: Table) -> Puzzle | None:
+def _lays_down_after(player: SimulatedPlayer, state: Any, drawn: Card) -> bool | None:
+    """Whether the hand of ``state`` (before its draw) lays down once it holds ``drawn``, outside
+    go-out rounds, from what the table's player knows: a hand that lays down still does with one
+    card more; a card that cannot help (the player's quick test) leaves a hand as far as it was;
+    else the player's own solver, which the table asks the same question of when it plays the
+    turn (memoised, so nothing is solved twice). It is the question ``derive`` would ask first
+    (the same solver, bounded by the same deterministic work), so the answer is the same."""
+    if state.away is None:
+        return None
+    if state.away == 0:
+        return True
+    if not player.may_help(state, drawn):
+        return False
+    return player.solver.lay_down(state.held + (drawn,)).can_lay_down
+
+
+def _buy_position(table: Table) -> Found:
     """The face-up card the seat in turn declines, offered to the next seat."""
     if not (table.discards and table.offer_open) or table.players < 3:
-        return None
+        return None, None
     in_turn = table.current
     card = table.discards[-1]
     if table.policies[in_turn].wants_discard(table.view(in_turn), card):
-        return None
+        return None, None
     seat = (in_turn + 1) % table.players
     if table.melds[seat] or not table.may_buy(seat):
-        return None
+        return None, None
     return Puzzle(
         kind="buy",
         rules=table.rules.name,
@@ -197,11 +232,18 @@ def _buy_position(table: Table) -> Puzzle | None:
         turn=table.turns[seat] + 1,
         buys_used=table.buys_used[seat],
         bought_last=table.last_buyer == seat,
-    )
+    ), None
 
 
-def _worth_a_look(position: Puzzle) -> bool:
-    """A cheap filter before the costly analysis: a buy only of one of the hand's outs."""
+def _worth_a_look(position: Puzzle, lays_down: bool | None = None) -> bool:
+    """A cheap filter before the costly analysis: a buy only of one of the hand's outs; a
+    lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
+    may look ready: ``derive`` rejects it otherwise, the same way)."""
+    if position.kind == "lay-down":
+        if lays_down is not False:
+            return True
+        rules = preset(position.rules)
+        return any(not hasty_play(position.hand, rules, position.round, strategy).cannot for strategy in STRATEGIES)
     if position.kind != "buy":
         return True
     advice = advise(
@@ -270,21 +312,25 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 # ---- from a position to a puzzle ---------------------------------------------------------------------
 
 
-def derive(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
+def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, lays_down: bool | None = None) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
     when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``).
 
     A lay-down puzzle's ``solution`` is the solver's best play, or ``best_play`` when that play
     is legal (the validator) and keeps the optimum's points: ``puzzles verify`` passes the stored
     one, so that themes read off the play (which melds hold the wild card, the ace, the long
-    run) stay those of the stored play when the solver comes to prefer another of equal merit."""
+    run) stay those of the stored play when the solver comes to prefer another of equal merit.
+
+    ``lays_down``: whether the lay-down hand (outside go-out rounds) lays down at all, when the
+    caller knows it from the same solver under the same deterministic work (the table's player):
+    the first solve is then skipped; the puzzle is the same."""
     with deterministic_work(WORK):
-        return _derive(position, best_play)
+        return _derive(position, best_play, lays_down)
 
 
-def _derive(position: Puzzle, best_play: LayDownAnswer | None) -> Puzzle | None:
+def _derive(position: Puzzle, best_play: LayDownAnswer | None, lays_down: bool | None = None) -> Puzzle | None:
     if position.kind == "lay-down":
-        derived = _lay_down(position, best_play)
+        derived = _lay_down(position, best_play, lays_down)
     else:
         derived = {"discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
@@ -294,7 +340,7 @@ def _derive(position: Puzzle, best_play: LayDownAnswer | None) -> Puzzle | None:
     return dataclasses.replace(puzzle, rating=difficulty(puzzle))
 
 
-def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzle | None:
+def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_down: bool | None = None) -> Puzzle | None:
     """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
@@ -304,10 +350,11 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzl
     }
     if not rules.round(position.round).go_out:
         # One plain solve first: most hands at the table can neither lay down nor look ready.
-        plain = analyze(
-            position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
-        )
-        if not plain.can_lay_down and all(play.cannot for play in hasty_plays.values()):
+        if lays_down is None:
+            lays_down = analyze(
+                position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
+            ).can_lay_down
+        if not lays_down and all(play.cannot for play in hasty_plays.values()):
             return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
     if not best.proven_optimal:
@@ -346,6 +393,7 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzl
         "hasty_failures": failures,
         "hasty_players": len(hasty),
         "looks_ready": looks_ready,
+        "near_best": _near_best(position, rules) if best.can_lay_down else 0,
     }
     analysis = {"best": _best_dict(best), "hasty": hasty, "reason": _lay_down_reason(best, hasty)}
     return dataclasses.replace(
@@ -356,6 +404,17 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None) -> Puzzl
         margin=margin,
         analysis=analysis,
     )
+
+
+def _near_best(position: Puzzle, rules: Rules) -> int:
+    """How many distinct plays keep within ``NEAR_MARGIN`` points of the best (the best ones
+    among them), up to ``NEAR_CAP``: a position with many close arrangements is harder to get
+    right than one with a single way to lay down."""
+    near = near_best_plays(
+        position.hand, rules, position.round, position.players,
+        margin=NEAR_MARGIN, cap=NEAR_CAP, time_limit=TIME_LIMIT,
+    )
+    return min(near.count, NEAR_CAP)
 
 
 # Each loose reading of the rules a hasty play may rely on, as the rule change that forgives it.
@@ -601,15 +660,28 @@ def needs_buying(rules: Rules, round_number: int) -> bool:
 # ---- difficulty --------------------------------------------------------------------------------------
 
 
-def difficulty(puzzle: Puzzle) -> int:
+def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     """An initial rating (Glicko-2 scale, 800-2200) from the position, refined later by players'
-    results: hasty players failed, hand size, wild cards, how near the runner-up is."""
+    results: hasty players failed, hand size, wild cards, how near the runner-up is, and for a
+    lay-down how many plays are near the best (``margin["near_best"]``: distinct plays within
+    ``NEAR_MARGIN`` points of the best, up to ``NEAR_CAP``): 100 points for each doubling, so one
+    play adds nothing, two add 100, ten about 330.
+
+    The discard puzzle's equivalent is the top group: a clear puzzle has no other discard within
+    its margin (``discard_criterion``), so the discards near the best are the accepted answers,
+    which the rating counts already (40 each beyond the first). A buy is a yes or no: there are
+    no arrangements to count.
+
+    ``near_best=False``: the rating without that term (the first generator's), which the daily
+    puzzle's difficulty band reads (``puzzles.daily``)."""
     rules = preset(puzzle.rules)
     wilds = sum(rules.is_wild(card) for card in puzzle.hand)
     score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * len(puzzle.themes)
     if puzzle.kind == "lay-down":
         score += 150 * int(puzzle.margin.get("hasty_failures", 0))
         score += 250 if puzzle.best_points is None else 0
+        near = int(puzzle.margin.get("near_best", 0)) if near_best else 0
+        score += int(100 * math.log2(near)) if near > 1 else 0
     elif puzzle.kind == "discard":
         score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[puzzle.margin["criterion"]]
         score += 40 * min(len(puzzle.answers) - 1, 3)
