@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from playwright.sync_api import ConsoleMessage, Page
 
 from webapp import create_app
 from webapp.db import alembic_config, upgrade
@@ -98,6 +99,33 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             time.sleep(0.05)
     yield base
     server.close()
+
+
+SCREENSHOTS = Path(os.environ["WEB_SCREENSHOTS"]) if os.environ.get("WEB_SCREENSHOTS") else None
+
+
+@pytest.fixture
+def page(page: Page) -> Iterator[Page]:
+    """Playwright's page (a new browser context each test: a new player), failing the test on any
+    script error or CSP violation it logs."""
+    problems: list[str] = []
+
+    def heard(message: ConsoleMessage) -> None:
+        # a 400 answer is logged as a failed resource: that is the page working as meant
+        if message.type == "error" and "status of 400" not in message.text:
+            problems.append(message.text)
+
+    page.on("console", heard)
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    yield page
+    assert problems == []
+
+
+def shot(page: Page, name: str) -> None:
+    """Save the whole page as WEB_SCREENSHOTS/<name>.png when that variable names a folder."""
+    if SCREENSHOTS:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
 
 
 @pytest.fixture(scope="session")

@@ -4,37 +4,12 @@ there, and the forms' messages. Screenshots go to WEB_SCREENSHOTS when it names 
 
 from __future__ import annotations
 
-import os
 import re
 import secrets
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from playwright.sync_api import ConsoleMessage, Page, expect
+from playwright.sync_api import Page, expect
 
-SHOTS = Path(os.environ["WEB_SCREENSHOTS"]) if os.environ.get("WEB_SCREENSHOTS") else None
-
-
-@pytest.fixture
-def page(page: Page) -> Iterator[Page]:
-    """Playwright's page, failing the test on any script error or CSP violation it logs."""
-    problems: list[str] = []
-
-    def heard(message: ConsoleMessage) -> None:
-        if message.type == "error" and "status of 400" not in message.text:  # a refused form is meant
-            problems.append(message.text)
-
-    page.on("console", heard)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    yield page
-    assert problems == []
-
-
-def shot(page: Page, name: str) -> None:
-    if SHOTS:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+from tests.webapp.conftest import shot
 
 
 def test_take_a_name_register_log_out_and_log_in_again(page: Page, live_server: str) -> None:

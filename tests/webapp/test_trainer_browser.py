@@ -11,16 +11,14 @@ opened by id, so a new bank changes which puzzle is played, never what the test 
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 from collections.abc import Iterator
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 from flask import Flask
-from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect
+from playwright.sync_api import Browser, Locator, Page, expect
 
 from analyzer import Card, PlacedMeld, preset
 from puzzles.bank import load_bank
@@ -28,11 +26,11 @@ from puzzles.check import check_answer, check_lay_down
 from puzzles.daily import daily
 from puzzles.model import LayDownAnswer, Puzzle
 from tests.webapp.conftest import CHROMIUM, _free_port, make_app
+from tests.webapp.conftest import shot as screenshot
 from webapp.analysis import card_view
 
 BANK = sorted(load_bank(), key=lambda puzzle: puzzle.id)
 DAY = date(2026, 3, 14)  # the live server's date: the daily puzzles of this day and the day before are played
-SHOTS = Path(os.environ["WEB_SCREENSHOTS"]) if os.environ.get("WEB_SCREENSHOTS") else None
 
 
 def _wild_at_a_run_end(puzzle: Puzzle) -> bool:
@@ -87,26 +85,8 @@ def base(trainer: tuple[str, Flask]) -> str:
     return trainer[0]
 
 
-@pytest.fixture
-def page(page: Page) -> Iterator[Page]:
-    """Playwright's page (a new browser context: a new player), failing the test on any script
-    error or CSP violation it logs."""
-    problems: list[str] = []
-
-    def heard(message: ConsoleMessage) -> None:
-        if message.type == "error" and "status of 400" not in message.text:
-            problems.append(message.text)
-
-    page.on("console", heard)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    yield page
-    assert problems == []
-
-
 def shot(page: Page, name: str) -> None:
-    if SHOTS:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"trainer-{name}.png"), full_page=True)
+    screenshot(page, f"trainer-{name}")
 
 
 # ---- what the player does ----------------------------------------------------------------------------

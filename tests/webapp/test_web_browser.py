@@ -6,38 +6,13 @@ must not overwrite a newer one."""
 from __future__ import annotations
 
 import contextlib
-import os
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
-import pytest
-from playwright.sync_api import Browser, ConsoleMessage, Page, Route, expect
+from playwright.sync_api import Browser, Page, Route, expect
+
+from tests.webapp.conftest import shot
 
 LAYS_DOWN = "7C 7D 7S 4H 5H 6H joker 9S 10S JS QS KD 2C 3D"  # round 6: Joker=3♥, discard K♦
-SHOTS = Path(os.environ.get("WEB_SCREENSHOTS", "")) if os.environ.get("WEB_SCREENSHOTS") else None
-
-
-@pytest.fixture
-def page(page: Page) -> Iterator[Page]:
-    """Playwright's page, failing the test on any script error or CSP violation it logs."""
-    problems: list[str] = []
-
-    def heard(message: ConsoleMessage) -> None:
-        # a 400 answer is logged as a failed resource: that is the page working as meant
-        if message.type == "error" and "status of 400" not in message.text:
-            problems.append(message.text)
-
-    page.on("console", heard)
-    page.on("pageerror", lambda error: problems.append(str(error)))
-    yield page
-    assert problems == []
-
-
-def shot(page: Page, name: str) -> None:
-    if SHOTS:
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
 def test_paste_a_hand_and_see_the_melds_with_the_joker_labelled(page: Page, live_server: str) -> None:
