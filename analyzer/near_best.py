@@ -305,22 +305,9 @@ Shape = tuple[Any, ...]  # (RUN kind, suit, places) or (set kind, rank, size)
 def _shape(meld: PlacedMeld) -> Shape:
     if meld.kind == MeldKind.RUN:
         suit = meld.stands_for[0].suit
-        return (meld.kind, suit, tuple(_places(meld)))
+        return (meld.kind, suit, tuple(meld.run_places()))
     rank = next(meaning.rank for meaning in meld.stands_for)
     return (meld.kind, rank, len(meld.cards))
-
-
-def _places(meld: PlacedMeld) -> list[int]:
-    """Places 1 (low ace) to 14 (high ace) of a run's cards, in order."""
-    places = []
-    for index, meaning in enumerate(meld.stands_for):
-        assert meaning.rank is not None
-        if meaning.rank != Rank.ACE:
-            places.append(int(meaning.rank))
-        else:
-            low = index == 0 and len(meld.stands_for) > 1 and meld.stands_for[1].rank == Rank.TWO
-            places.append(1 if low else 14)
-    return places
 
 
 def _place_card(place: int, suit: Suit) -> Card:
@@ -379,7 +366,7 @@ def _sets(kind: MeldKind, rank: Rank, size: int, pool: Counter[Card], rules: Rul
 def _meld_key(meld: PlacedMeld) -> MeldKey:
     cards = tuple(sorted(card.sort_key() for card in meld.cards))
     if meld.kind == MeldKind.RUN:
-        places = _places(meld)
+        places = meld.run_places()
         return (meld.kind.value, meld.stands_for[0].suit.value, places[0], places[-1], cards)
     return (meld.kind.value, int(meld.stands_for[0].rank or 0), cards)
 

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.cards import Card, faces, sorted_cards, tokens
+from analyzer.cards import Card, Rank, faces, sorted_cards, tokens
 from analyzer.rules import MeldKind, MeldSpec
 
 
@@ -21,6 +21,19 @@ class PlacedMeld:
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "cards": tokens(self.cards), "as": tokens(self.stands_for)}
+
+    def run_places(self) -> list[int]:
+        """A run's places, card by card in table order: 2 to 13 by rank, the ace 1 when it comes
+        first before a 2 (low), else 14 (high)."""
+        places = []
+        for index, meaning in enumerate(self.stands_for):
+            assert meaning.rank is not None
+            if meaning.rank != Rank.ACE:
+                places.append(int(meaning.rank))
+            else:
+                low = index == 0 and len(self.stands_for) > 1 and self.stands_for[1].rank == Rank.TWO
+                places.append(1 if low else 14)
+        return places
 
     def describe(self) -> str:
         """Text for people, wild cards shown as what they stand for: ``7♥ 8♥ Joker=9♥ 10♥``."""

@@ -29,7 +29,6 @@ from analyzer.round_solver import RoundSolver
 from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
 
 
-
 class Moment(enum.Enum):
     """Where in the turn the hand stands."""
 
@@ -275,7 +274,7 @@ def lay_off_targets(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> li
             room = rules.max_wilds_per_meld is None or wilds < rules.max_wilds_per_meld
             balanced = rules.wilds_may_outnumber_naturals or wilds + 1 <= naturals
             if meld.kind == MeldKind.RUN:  # a place at either end that runs may use
-                positions, allowed = _run_positions(meld), rules.run_positions()
+                positions, allowed = meld.run_places(), rules.run_positions()
                 room &= len(meld.cards) < rules.max_run_length and (
                     positions[0] - 1 in allowed or positions[-1] + 1 in allowed)
             if room and balanced:
@@ -290,25 +289,12 @@ def _extends(card: Card, meld: PlacedMeld, rules: Rules) -> bool:
         return card.rank == meld.stands_for[0].rank
     if card.suit != meld.stands_for[0].suit or len(meld.cards) >= rules.max_run_length:
         return False
-    positions = _run_positions(meld)
+    positions = meld.run_places()
     below, above = positions[0] - 1, positions[-1] + 1
     allowed = set(rules.run_positions())
     assert card.rank is not None
     places = {14, 1} if card.rank == Rank.ACE else {int(card.rank)}
     return bool(places & ({below, above} & allowed))
-
-
-def _run_positions(meld: PlacedMeld) -> list[int]:
-    """Positions 1 (low ace) to 14 (high ace) of a run's cards, in order."""
-    positions = []
-    for index, meaning in enumerate(meld.stands_for):
-        assert meaning.rank is not None
-        if meaning.rank != Rank.ACE:
-            positions.append(int(meaning.rank))
-        else:
-            positions.append(1 if index == 0 and len(meld.stands_for) > 1
-                             and meld.stands_for[1].rank == Rank.TWO else 14)
-    return positions
 
 
 def cards_off(kept: Sequence[Card], melds: Sequence[PlacedMeld], rules: Rules) -> list[tuple[Card, PlacedMeld]]:
