@@ -251,4 +251,4 @@ def _tokens(cards: Iterable[Card]) -> str:
 def _show(meld: PlacedMeld) -> str:
     shown = [card.token if card == meaning else f"{card.token}={meaning.token}"
              for card, meaning in zip(meld.cards, meld.stands_for)]
-    return f"{meld.kind.value} " + " ".join(shown)
+    return " ".join([meld.kind.value, *shown])  # an empty meld is just "set", without a trailing space

@@ -377,3 +377,9 @@ def test_every_reference_lay_down_is_valid_and_the_best_matches(
         best = points if best is None else min(best, points)
     event("can lay down" if best is not None else "cannot lay down")
     assert best == reference_best(hand, rules, round_number)
+
+
+def test_an_empty_meld_is_named_without_a_stray_space() -> None:
+    problems = check(PROGRESSIVE, 1, [set_("7C 7D 7S"), set_("")], leftover="")
+    assert problems and all("(set )" not in text for text in problems), problems
+    assert any(text.startswith("meld 2 (set): ") for text in problems), problems
