@@ -83,9 +83,12 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         assert built is not None
         outs = _outs_by_union(problem, lay_down, built, ends, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
-        # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites.
-        # (Not for a go-out hand after the draw: hand + card melds one card more there.)
-        outs = _outs_by_union(problem, lay_down, build_model(problem, strict_deck=False), ends, known)
+        # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
+        # (the lay-down's own, unless it fell back to the strict model, which takes slots).
+        # Not for a go-out hand after the draw: hand + card melds one card more there.
+        assert built is not None
+        window_model = build_model(problem, strict_deck=False) if built.strict_deck else built
+        outs = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
