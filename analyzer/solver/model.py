@@ -205,6 +205,7 @@ class Model:
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
     missing_total: cp_model.LinearExprT
     cover: DeckCover | None = None
+    strict_deck: bool = False  # built with the deck's limits on missing cards
 
 
 # ---- building the model ------------------------------------------------------------------------
@@ -284,7 +285,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     if problem.meld_at_most is not None:
         model.add(hand_melded <= problem.meld_at_most)
     model.minimize(_objective(problem, natural_uses, wild_used, missing_total))
-    return Model(model, runs, windows, sets, wild_used, missing_total, cover)
+    return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
 
 
 def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],

@@ -34,7 +34,6 @@ from analyzer.solver.translate import (
     Spare,
     new_solver,
     skeleton,
-    translate_by_window,
     translate_solution,
     wilds_used,
 )
@@ -72,8 +71,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
 
     ``known``: arrangements found for other hands of the same round and deck (the hands of one
-    discard table), which may be best arrangements of this one too; where runs take slots this
-    call reads outs off them, and adds those it finds.
+    discard table), which may be best arrangements of this one too: this call reads outs off
+    them, and adds those it finds.
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
     ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
@@ -82,11 +81,14 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         return lay_down, frozenset()
     if problem.counted_by_window:
         assert built is not None
-        outs = _outs_by_union(problem, lay_down, built, ends)
+        outs = _outs_by_union(problem, lay_down, built, ends, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
-        # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites.
-        # (Not for a go-out hand after the draw: hand + card melds one card more there.)
-        outs = _outs_by_union(problem, lay_down, build_model(problem, strict_deck=False), ends)
+        # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
+        # (the lay-down's own, unless it fell back to the strict model, which takes slots).
+        # Not for a go-out hand after the draw: hand + card melds one card more there.
+        assert built is not None
+        window_model = build_model(problem, strict_deck=False) if built.strict_deck else built
+        outs = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
@@ -95,7 +97,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     return lay_down, frozenset(outs)
 
 
-def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: float) -> set[Card]:
+def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: float,
+                   known: KnownArrangements | None = None) -> set[Card]:
     """Outs for window-counted runs (no per-meld wild limits), where any gap may take any wild
     card: exact contracts, and minimum contracts' relaxed model (may-i, eveleigh).
 
@@ -104,7 +107,9 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
     of its rank. (Whatever fills that gap, a wild card or another missing card, can trade
     places with it, since some other gap holds a missing card.) So the outs are the cards of
     the gaps of all best arrangements, plus the wild cards, which fit any gap, while the deck
-    has one left. The loop collects gap sites until no best arrangement shows a new one.
+    has one left. The loop collects gap sites until no best arrangement shows a new one; the
+    gaps of best arrangements already known (the hand's witness, and those found for the other
+    hands of a discard table, ``known``) are outs without asking, so the loop asks about fewer.
 
     The model ignores the deck's limits on missing cards (a stricter model costs a third more
     time); each arrangement it returns is checked against the deck, and if one fails the
@@ -115,25 +120,22 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
     # A wild card (the joker, a wild 2) fits any gap.
     outs = {card for card in ALL_CARD_KINDS if problem.rules.is_wild(card) and problem.spare(card)}
     # The lay-down's own witness is a best arrangement: its gaps are where wilds or missing cards sit.
-    for meld in lay_down.with_missing:
-        for card, meaning in zip(meld.cards, meld.stands_for):
-            if card != meaning:
-                if meld.kind == MeldKind.RUN:
-                    outs.update(c for c in (meaning,) if problem.spare(c))
-                else:
-                    outs.update(c for c in (Card(meaning.rank, s) for s in SUITS) if problem.spare(c))
+    outs |= _read_outs(problem, lay_down.with_missing, lay_down.missing)
+    if known is not None:
+        outs |= known.outs_of(problem, lay_down.cards_away)
+        known.add(problem, lay_down.with_missing, lay_down.missing)
     try:
         # The lay-down's own model, asked a new question.
-        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built)
+        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built, known)
     except DeckTooSmall:
         if not problem.counted_by_window:  # a minimum contract's strict model takes slots
-            return _outs_by_resolving(problem, lay_down, ends)
+            return _outs_by_resolving(problem, lay_down, ends, known)
         strict = build_model(problem, strict_deck=True)
         return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
 
 
 def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set[Card],
-                       built: Model) -> set[Card]:
+                       built: Model, known: KnownArrangements | None = None) -> set[Card]:
     outs = set(outs)
     strict_deck = built.cover is not None
     model = built.model
@@ -182,7 +184,11 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         if not found:
             return outs
         if not strict_deck:
-            translate_by_window(problem, built, solver, True)  # raises if the deck cannot supply it
+            # Raises if the deck cannot supply it. (The lay-down's own reading: for a minimum
+            # contract, ``translate_by_window`` would count each meld at its contract size.)
+            arrangement = translate_solution(problem, built, solver, True, False)
+            if known is not None:
+                known.add(problem, arrangement.melds, arrangement.missing)
         for cards in found:
             outs.update(cards)
         # Best arrangements often come in families (the same run one window over, the same set
@@ -219,7 +225,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
     counted_as_missing = problem.target is None or problem.target > len(problem.hand)
     outs = set()
     if counted_as_missing:
-        outs = set(lay_down.missing) | _swapped_outs(problem, lay_down.with_missing, lay_down.missing)
+        outs = _read_outs(problem, lay_down.with_missing, lay_down.missing)
         if known is not None:
             outs |= known.outs_of(problem, cards_away)
             known.add(problem, lay_down.with_missing, lay_down.missing)
@@ -238,8 +244,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
         if solution is not None:
             outs.add(card)
             if counted_as_missing:
-                outs.update(solution.missing)
-                outs |= _swapped_outs(problem, solution.melds, solution.missing + (card,))
+                outs |= _read_outs(problem, solution.melds, solution.missing + (card,))
                 if known is not None:
                     known.add(problem, solution.melds, solution.missing + (card,))
         extra.rule_out(outs | {card})
@@ -308,7 +313,8 @@ class KnownArrangements:
     missing cards, if the deck has them beyond that hand (and, in a go-out round, the same
     number of cards in the melds). One whose missing cards are as few as a hand's cards away
     is a best arrangement of that hand, so its missing cards are outs of it (``find_outs``),
-    and so are those one trade away (``_swapped_outs``). The hands of a discard table differ
+    and so are those one trade away, or in its gaps where any gap may take any wild card
+    (``_read_outs``). The hands of a discard table differ
     by one card, so what one row's solves find often serves the next. Hands are worked out
     on two threads (``RoundSolver.prefetch_outs``): adding and reading take a lock."""
 
@@ -335,9 +341,34 @@ class KnownArrangements:
         for place, taken, melds, missing in found:
             if (place == where and len(missing) == cards_away and not taken - held
                     and all(problem.spare(card) >= n for card, n in Counter(missing).items())):
-                outs.update(missing)
-                outs |= _swapped_outs(problem, melds, missing)
+                outs |= _read_outs(problem, melds, missing)
         return outs
+
+
+def _read_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[Card, ...]) -> set[Card]:
+    """The outs one best arrangement of the hand (``melds``, holding the ``missing`` cards)
+    shows: its missing cards, those one trade away (``_swapped_outs``), and where no meld
+    limits its wild cards (``Problem.runs_by_window``), the cards of the places its wild cards
+    fill (``_wild_places``)."""
+    outs = set(missing) | _swapped_outs(problem, melds, missing)
+    if problem.runs_by_window:
+        outs |= _wild_places(problem, melds)
+    return outs
+
+
+def _wild_places(problem: Problem, melds: tuple[PlacedMeld, ...]) -> set[Card]:
+    """The naturals that fit the places a best arrangement's wild cards fill: a run's place,
+    or any suit of a set's rank, where the deck has a copy beyond the hand's. Where any gap
+    may take any wild card, one of those wild cards can move to a missing card's place, and
+    the natural then goes missing in its place instead (``_outs_by_union``)."""
+    outs: set[Card] = set()
+    for meld in melds:
+        for card, meaning in zip(meld.cards, meld.stands_for):
+            if card != meaning:
+                assert meaning.rank is not None
+                fits = (meaning,) if meld.kind == MeldKind.RUN else tuple(Card(meaning.rank, s) for s in SUITS)
+                outs.update(c for c in fits if problem.spare(c))
+    return outs
 
 
 def _swapped_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[Card, ...]) -> set[Card]:
