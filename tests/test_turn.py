@@ -133,8 +133,9 @@ def every_discard_turn(solver: RoundSolver, hand: Hand) -> TurnPlay | None:
     cards = tuple(sorted(hand, key=Card.sort_key))
     rules = solver.rules
     whole = solver.lay_down(cards)
-    if solver.go_out or not whole.can_lay_down or (not whole.leftover and rules.discard_to_go_out != "required"):
-        return best_turn(solver, hand)  # no discard to choose
+    no_discard_to_choose = not whole.leftover and rules.discard_to_go_out != "required"
+    if solver.go_out or not whole.can_lay_down or no_discard_to_choose:
+        return best_turn(solver, hand)
     order = list(dict.fromkeys(sorted(whole.leftover, key=lambda c: -rules.points_of(c))))
     order += [card for card in dict.fromkeys(cards) if card not in whole.leftover]
     best = None
