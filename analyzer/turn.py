@@ -206,18 +206,27 @@ def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
     for card in dict.fromkeys(cards):
         if card in whole.leftover:
             continue
-        # Kept after the turn at least ``bound``, held before the discard at least the whole
-        # hand's best leftover, and the card's own tie-breaks: every part of the play's merit is
-        # at least this, so skip the discard if this does not beat the play already found (a
-        # natural card is still tried against a wild discard that keeps as many points).
-        bound = whole.leftover_points - rules.points_of(card)
-        at_best = (bound, whole.leftover_points, rules.is_wild(card), card.sort_key())
+        # Every part of the play's merit is at least this, so skip the discard if this does not
+        # beat the play already found (a natural card is still tried against a wild discard
+        # that keeps as many points). Kept after the turn: the whole hand's best leftover less
+        # the card, and never below 0, nor, where going out by discarding is forbidden, below
+        # the cheapest other card (one stays); held before the discard: that and the card, and
+        # at least the whole hand's best leftover; then the card's own tie-breaks.
+        bound = max(whole.leftover_points - rules.points_of(card), 0,
+                    _cheapest_other(cards, card, rules) if rules.discard_to_go_out == "never" else 0)
+        at_best = (bound, max(whole.leftover_points, bound + rules.points_of(card)), rules.is_wild(card),
+                   card.sort_key())
         if best is not None and at_best >= best.merit(rules):
             continue
         play = play_with_discard(solver, cards, card, whole)
         if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
             best = play
     return best
+
+
+def _cheapest_other(cards: Sequence[Card], card: Card, rules: Rules) -> int:
+    """The fewest points of a card of ``cards`` other than (one copy of) ``card``."""
+    return min((rules.points_of(c) for c in _without(cards, card)), default=0)
 
 
 def play_with_discard(solver: RoundSolver, cards: tuple[Card, ...], discard: Card,

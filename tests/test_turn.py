@@ -127,6 +127,39 @@ def test_each_discard_row_holds_the_best_play_with_that_discard(rules_name: str,
     assert merits == sorted(merits)
 
 
+def every_discard_turn(solver: RoundSolver, hand: Hand) -> TurnPlay | None:
+    """``best_turn`` without its bounds: every discard tried, in the same order, the first of
+    the best kept."""
+    cards = tuple(sorted(hand, key=Card.sort_key))
+    rules = solver.rules
+    whole = solver.lay_down(cards)
+    no_discard_to_choose = not whole.leftover and rules.discard_to_go_out != "required"
+    if solver.go_out or not whole.can_lay_down or no_discard_to_choose:
+        return best_turn(solver, hand)
+    order = list(dict.fromkeys(sorted(whole.leftover, key=lambda c: -rules.points_of(c))))
+    order += [card for card in dict.fromkeys(cards) if card not in whole.leftover]
+    best = None
+    for card in order:
+        play = play_with_discard(solver, cards, card, whole)
+        if play is not None and (best is None or play.merit(rules) < best.merit(rules)):
+            best = play
+    return best
+
+
+@pytest.mark.parametrize("rules_name, round_number", TURN_ROUNDS)
+@FEW
+@given(data=st.data())
+def test_the_discards_best_turn_skips_would_not_have_changed_its_play(rules_name: str, round_number: int,
+                                                                      data: st.DataObject) -> None:
+    """The bounds only skip discards that cannot beat the play found: the very same play as
+    trying them all (the simulated player's decisions depend on which play, not only its points)."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    hand = data.draw(hands(rules, min_size=need + 1, max_size=need + 4))
+    solver = RoundSolver(rules, round_number, rules.deck_for(None), 5.0)
+    assert best_turn(solver, hand) == every_discard_turn(solver, hand)
+
+
 def _discard_plays(hand: Hand, discard: Card, rules: Rules, round_number: int) -> list[tuple[object, int]]:
     """Every legal play that discards ``discard``, with the points then kept (brute force)."""
     rest = list(hand)
