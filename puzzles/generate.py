@@ -28,8 +28,8 @@ import dataclasses
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 from analyzer import (
     Card,
@@ -112,11 +112,11 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
     looks = 0
     while not table.finished:
         if table.turn >= start:
-            position, lays_down = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
-            if position is not None and _worth_a_look(position, lays_down):
+            position, known = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
+            if position is not None and _worth_a_look(position, known):
                 position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
                 looks += 1
-                puzzle = derive(position, lays_down=lays_down)
+                puzzle = derive(position, known=known)
                 if puzzle is not None:
                     return puzzle
                 if looks >= LOOKS[kind]:
@@ -138,13 +138,16 @@ def table_sizes(rules: Rules) -> list[int]:
 # ---- positions at the table --------------------------------------------------------------------------
 
 
-# A position, and whether its hand lays down when the table knows it already (None: unknown).
-Found = tuple[Puzzle | None, bool | None]
+# What the table knows of a lay-down hand after its draw: its solver's answer for the whole hand
+# (``LayDown``), False when the player's quick test shows it cannot lay down, None: nothing.
+Known = LayDown | Literal[False] | None
+# A position, and what the table knows of its hand.
+Found = tuple[Puzzle | None, Known]
 
 
 def _turn_position(table: Table, kind: str) -> Found:
-    """The seat in turn after its draw, when it has not laid down; for a lay-down, whether the
-    hand after the draw lays down, read off the table's own solver where it is at hand."""
+    """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
+    table's own solver knows of the hand after the draw (``Known``)."""
     seat = table.current
     if table.melds[seat]:
         return None, None
@@ -171,10 +174,10 @@ def _turn_position(table: Table, kind: str) -> Found:
         drawn = table.stock[-1]
     else:
         return None, None
-    lays_down = None
+    known: Known = None
     if state is not None and not table.rules.round(table.round_number).go_out:
         assert isinstance(policy, SimulatedPlayer)
-        lays_down = _lays_down_after(policy, state, drawn)
+        known = _known_after(policy, state, drawn)
     return Puzzle(
         kind=kind,
         rules=table.rules.name,
@@ -188,23 +191,21 @@ def _turn_position(table: Table, kind: str) -> Found:
         turn=table.turns[seat] + 1,
         buys_used=table.buys_used[seat],
         bought_last=table.last_buyer == seat,
-    ), lays_down
+    ), known
 
 
-def _lays_down_after(player: SimulatedPlayer, state: Any, drawn: Card) -> bool | None:
-    """Whether the hand of ``state`` (before its draw) lays down once it holds ``drawn``, outside
-    go-out rounds, from what the table's player knows: a hand that lays down still does with one
-    card more; a card that cannot help (the player's quick test) leaves a hand as far as it was;
-    else the player's own solver, which the table asks the same question of when it plays the
-    turn (memoised, so nothing is solved twice). It is the question ``derive`` would ask first
-    (the same solver, bounded by the same deterministic work), so the answer is the same."""
+def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:
+    """What the table's player knows of the hand of ``state`` (before its draw) once it holds
+    ``drawn``, outside go-out rounds: a card that cannot help (the player's quick test) leaves a
+    hand that could not lay down as far as it was (False); else the whole hand's lay-down from
+    the player's own solver, which the table asks the same question of when it plays the turn
+    (memoised, so nothing is solved twice). It is the question ``derive`` would ask first (the
+    same solver, bounded by the same deterministic work), so the answer is the same."""
     if state.away is None:
         return None
-    if state.away == 0:
-        return True
-    if not player.may_help(state, drawn):
+    if state.away > 0 and not player.may_help(state, drawn):
         return False
-    return player.solver.lay_down(state.held + (drawn,)).can_lay_down
+    return player.solver.lay_down(state.held + (drawn,))
 
 
 def _buy_position(table: Table) -> Found:
@@ -235,12 +236,12 @@ def _buy_position(table: Table) -> Found:
     ), None
 
 
-def _worth_a_look(position: Puzzle, lays_down: bool | None = None) -> bool:
+def _worth_a_look(position: Puzzle, known: Known = None) -> bool:
     """A cheap filter before the costly analysis: a buy only of one of the hand's outs; a
     lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
     may look ready: ``derive`` rejects it otherwise, the same way)."""
     if position.kind == "lay-down":
-        if lays_down is not False:
+        if known is None or (known is not False and known.can_lay_down):
             return True
         rules = preset(position.rules)
         return any(not hasty_play(position.hand, rules, position.round, strategy).cannot for strategy in STRATEGIES)
@@ -312,7 +313,7 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 # ---- from a position to a puzzle ---------------------------------------------------------------------
 
 
-def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, lays_down: bool | None = None) -> Puzzle | None:
+def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, known: Known = None) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
     when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``).
 
@@ -321,16 +322,17 @@ def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, lays_dow
     one, so that themes read off the play (which melds hold the wild card, the ace, the long
     run) stay those of the stored play when the solver comes to prefer another of equal merit.
 
-    ``lays_down``: whether the lay-down hand (outside go-out rounds) lays down at all, when the
-    caller knows it from the same solver under the same deterministic work (the table's player):
-    the first solve is then skipped; the puzzle is the same."""
+    ``known``: what the caller knows of the lay-down hand (outside go-out rounds) from the same
+    solver under the same deterministic work (the table's player, ``Known``): the whole hand's
+    lay-down, or False when it certainly cannot lay down. The first solve is then skipped; the
+    puzzle is the same."""
     with deterministic_work(WORK):
-        return _derive(position, best_play, lays_down)
+        return _derive(position, best_play, known)
 
 
-def _derive(position: Puzzle, best_play: LayDownAnswer | None, lays_down: bool | None = None) -> Puzzle | None:
+def _derive(position: Puzzle, best_play: LayDownAnswer | None, known: Known = None) -> Puzzle | None:
     if position.kind == "lay-down":
-        derived = _lay_down(position, best_play, lays_down)
+        derived = _lay_down(position, best_play, known)
     else:
         derived = {"discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
@@ -340,7 +342,7 @@ def _derive(position: Puzzle, best_play: LayDownAnswer | None, lays_down: bool |
     return dataclasses.replace(puzzle, rating=difficulty(puzzle))
 
 
-def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_down: bool | None = None) -> Puzzle | None:
+def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: Known = None) -> Puzzle | None:
     """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
@@ -349,12 +351,15 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_dow
         strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
     }
     if not rules.round(position.round).go_out:
-        # One plain solve first: most hands at the table can neither lay down nor look ready.
-        if lays_down is None:
-            lays_down = analyze(
-                position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
-            ).can_lay_down
+        # One plain solve first: most hands at the table can neither lay down nor look ready...
+        whole = known
+        if whole is None:
+            whole = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW)
+        lays_down = whole is not False and whole.can_lay_down
         if not lays_down and all(play.cannot for play in hasty_plays.values()):
+            return None
+        # ...and most that lay down hold no trap: every hasty play legal and as good as the best.
+        if whole is not False and _no_trap(position, rules, whole, hasty_plays.values()):
             return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
     if not best.proven_optimal:
@@ -404,6 +409,34 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_dow
         margin=margin,
         analysis=analysis,
     )
+
+
+def _no_trap(position: Puzzle, rules: Rules, whole: LayDown, plays: Iterable[LayDownAnswer]) -> bool:
+    """Whether every hasty play is legal and keeps no more points than any play of the turn can
+    (``kept_at_least``): it then keeps exactly the optimum and fails no one, so ``_lay_down``
+    would reject the position after solving the turn's best play (a solve per discard it may
+    try); known here from the whole hand's lay-down alone."""
+    bound = kept_at_least(position.hand, rules, whole)
+    if bound is None:
+        return False
+    for play in plays:
+        if play.cannot:
+            return False
+        problems, points = play_problems(position.hand, rules, position.round, play)
+        if problems or points is None or points > bound:
+            return False
+    return True
+
+
+def kept_at_least(hand: Sequence[Card], rules: Rules, whole: LayDown) -> int | None:
+    """A lower bound on the points any legal play of the turn keeps, outside go-out rounds, from
+    the whole hand's proven best lay-down ``whole`` (None when it has none): a play is a
+    lay-down of the whole hand with its discard left over (``analyzer.turn.best_turn`` reads the
+    same bound), so it keeps at least the fewest leftover points less the costliest card's, and
+    never less than nothing."""
+    if not (whole.can_lay_down and whole.proven_optimal):
+        return None
+    return max(0, whole.leftover_points - max(rules.points_of(card) for card in hand))
 
 
 def _near_best(position: Puzzle, rules: Rules) -> int:

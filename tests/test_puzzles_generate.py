@@ -7,14 +7,18 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from hypothesis import event, given, settings
 
 import puzzles.generate
-from analyzer import LayDown, analyze, parse_cards, preset
-from puzzles.generate import derive, difficulty, discard_criterion, generate, needs_buying
+from analyzer import LayDown, Suit, analyze, parse_cards, preset
+from puzzles.check import play_problems
+from puzzles.generate import _no_trap, derive, difficulty, discard_criterion, generate, kept_at_least, needs_buying
+from puzzles.hasty import STRATEGIES, hasty_play
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.test_puzzles_check import _reference_plays
+from tests.strategies import near_contract
+from tests.test_puzzles_check import RULE_SETS, _reference_plays
 
 
 def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:
@@ -199,3 +203,26 @@ def test_verify_of_a_buy_puzzle_demands_its_answer_and_acceptance_and_notes_its_
     assert report.problems == () and len(report.notes) == 1 and "difference stored" in report.notes[0]
     assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
     assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("buy-completes",))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9, within_largest_deck=True))
+def test_the_no_trap_shortcut_rejects_only_what_solving_the_turn_rejects(case: tuple) -> None:
+    # The bound the generator rejects trap-less lay-downs by, before solving the turn's best
+    # play: never above the fewest points a legal play keeps (brute force), and a position it
+    # calls trap-less has every hasty play legal and keeping exactly that.
+    rules, round_number, hand = case
+    if len(hand) < 3 or rules.round(round_number).go_out:
+        return
+    whole = analyze(hand, rules, round_number, None, 60.0, "before-draw")
+    legal = [points for _, ok, points in _reference_plays(hand, rules.name, round_number) if ok]
+    best = min(legal, default=None)
+    bound = kept_at_least(hand, rules, whole)
+    if best is not None:  # a legal play lays the whole hand down, its discard left over
+        assert bound is not None and 0 <= bound <= best
+        event("bound is the best" if bound == best else "bound below the best")
+    plays = [hasty_play(hand, rules, round_number, strategy) for strategy in STRATEGIES]
+    if _no_trap(position("lay-down", rules.name, round_number, " ".join(c.token for c in hand)), rules, whole, plays):
+        event("no trap")
+        for play in plays:
+            assert play_problems(hand, rules, round_number, play) == ([], best)
