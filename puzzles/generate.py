@@ -110,9 +110,10 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
     table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), work=WORK)
     start = rng.randrange(2 * players)  # the first table turn whose positions count
     looks = 0
+    floors: dict[int, Floor] = {}
     while not table.finished:
         if table.turn >= start:
-            position, known = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
+            position, known = _buy_position(table) if kind == "buy" else _turn_position(table, kind, floors)
             if position is not None and _worth_a_look(position, known):
                 position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
                 looks += 1
@@ -145,9 +146,15 @@ Known = LayDown | Literal[False] | None
 Found = tuple[Puzzle | None, Known]
 
 
-def _turn_position(table: Table, kind: str) -> Found:
+# The fewest cards a hand was proven away from laying down (the solver's ``cards_away``), kept per
+# seat: any later hand of that seat is at most one card nearer for each card it holds beyond it.
+Floor = tuple[Counter[Card], int]
+
+
+def _turn_position(table: Table, kind: str, floors: dict[int, Floor] | None = None) -> Found:
     """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
-    table's own solver knows of the hand after the draw (``Known``)."""
+    table's own solver knows of the hand after the draw (``Known``), or what ``floors`` prove
+    without solving: that it cannot lay down."""
     seat = table.current
     if table.melds[seat]:
         return None, None
@@ -177,7 +184,13 @@ def _turn_position(table: Table, kind: str) -> Found:
     known: Known = None
     if state is not None and not table.rules.round(table.round_number).go_out:
         assert isinstance(policy, SimulatedPlayer)
-        known = _known_after(policy, state, drawn)
+        hand = Counter(view.hand + (drawn,))
+        if floors is not None and state.away and away_at_least(floors.get(seat), hand) >= 1:
+            known = False
+        else:
+            known = _known_after(policy, state, drawn)
+            if floors is not None and known and known.proven_optimal and known.cards_away is not None:
+                floors[seat] = (hand, known.cards_away)
     return Puzzle(
         kind=kind,
         rules=table.rules.name,
@@ -192,6 +205,17 @@ def _turn_position(table: Table, kind: str) -> Found:
         buys_used=table.buys_used[seat],
         bought_last=table.last_buyer == seat,
     ), known
+
+
+def away_at_least(floor: Floor | None, hand: Counter[Card]) -> int:
+    """The fewest cards ``hand`` can be away from laying down, from a hand proven ``away`` cards
+    away (``floor``): a hand holding no card beyond those is as far at least (fewer cards never
+    lay down sooner), and each card beyond them brings it one card nearer at most. Outside
+    go-out rounds, where a lay-down's cards are a part of the hand and the rest is left over."""
+    if floor is None:
+        return 0
+    cards, away = floor
+    return away - sum((hand - cards).values())
 
 
 def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:

@@ -98,12 +98,20 @@ def _position_card(position: int, suit: Suit) -> Card:
 _POSITION_CARDS = {suit: {p: _position_card(p, suit) for p in range(LOW_ACE, HIGH_ACE + 1)} for suit in Suit}
 
 
+def _places_held(pool: Counter[Card]) -> dict[Suit, list[int]]:
+    """Each suit's run places (1 to 14, the ace at both ends) the pool holds a card of, rising,
+    wild 2s included: read off the pool's cards (a dozen) rather than its 56 places."""
+    held: dict[Suit, set[int]] = {suit: set() for suit in Suit}
+    for card, count in pool.items():
+        if count > 0 and card.suit is not None and card.rank is not None:
+            held[card.suit].update((LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),))
+    return {suit: sorted(places) for suit, places in held.items()}
+
+
 def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:
     """The hasty run: natural stretches first, else the window with the most naturals and wild
     cards in the gaps (jokers last)."""
-    by_suit = {
-        suit: [p for p in range(LOW_ACE, HIGH_ACE + 1) if pool[_POSITION_CARDS[suit][p]] > 0] for suit in Suit
-    }
+    by_suit = _places_held(pool)
     best: tuple[tuple[int, int], list[Card]] | None = None
     for suit, present in by_suit.items():
         stretch: list[int] = []
@@ -129,11 +137,15 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     wilds = _wilds(pool, rules)
     window_best: tuple[tuple[int, int], Suit, int] | None = None
     for suit, present in by_suit.items():
-        held_at = set(present)
+        # Place by place: 1 where the suit's card is held, and its points (0 where not held).
+        held_at = [0] * (HIGH_ACE + 1)
+        points = [0] * (HIGH_ACE + 1)
+        for place in present:
+            held_at[place], points[place] = 1, rules.points_of(_POSITION_CARDS[suit][place])
         for low in range(LOW_ACE, HIGH_ACE - spec.size + 2):
-            held = [_POSITION_CARDS[suit][p] for p in range(low, low + spec.size) if p in held_at]
-            if held and spec.size - len(held) <= len(wilds):
-                key = (len(held), _points(held, rules))
+            held = sum(held_at[low : low + spec.size])
+            if held and spec.size - held <= len(wilds):
+                key = (held, sum(points[low : low + spec.size]))
                 if window_best is None or key > window_best[0]:
                     window_best = (key, suit, low)
     if window_best is None:

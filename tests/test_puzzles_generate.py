@@ -5,19 +5,21 @@ positions marked so, and ``verify`` catching every kind of tampering."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import pytest
 from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 import puzzles.generate
-from analyzer import LayDown, Suit, analyze, parse_cards, preset
+from analyzer import Card, LayDown, Suit, analyze, parse_cards, preset
 from puzzles.check import play_problems
-from puzzles.generate import _no_trap, derive, difficulty, discard_criterion, generate, kept_at_least, needs_buying
+from puzzles.generate import _no_trap, away_at_least, derive, difficulty, discard_criterion, generate, kept_at_least, needs_buying
 from puzzles.hasty import STRATEGIES, hasty_play
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.strategies import near_contract
+from tests.strategies import near_contract, within_deck
 from tests.test_puzzles_check import RULE_SETS, _reference_plays
 
 
@@ -226,3 +228,33 @@ def test_the_no_trap_shortcut_rejects_only_what_solving_the_turn_rejects(case: t
         event("no trap")
         for play in plays:
             assert play_problems(hand, rules, round_number, play) == ([], best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9, within_largest_deck=True),
+    st.data(),
+)
+def test_a_hand_is_never_nearer_than_its_floor_says(case: tuple, data: st.DataObject) -> None:
+    # The generator skips the solve of a seat's hand after its draw when an earlier hand of the
+    # seat, proven some cards away, shows it cannot lay down: the floor must never be above the
+    # solver's own count for the later hand (cards dropped, cards added).
+    rules, round_number, hand = case
+    if len(hand) < 2 or rules.round(round_number).go_out:
+        return
+    before = analyze(hand, rules, round_number, None, 60.0, "before-draw")
+    if before.cards_away is None or not before.proven_optimal:
+        return
+    dropped = data.draw(st.sets(st.integers(0, len(hand) - 1), max_size=len(hand) - 1), label="dropped")
+    kept = [card for index, card in enumerate(hand) if index not in dropped]
+    added = data.draw(st.lists(st.sampled_from([*hand, *parse_cards("JK 7H 8H 9S QS")]), max_size=3), label="added")
+    later = tuple(within_deck(kept + added, rules.deck_for(None)))
+    if not later:
+        return
+    floor = away_at_least((Counter(hand), before.cards_away), Counter(later))
+    after = analyze(later, rules, round_number, None, 60.0, "before-draw")
+    event(f"floor {max(floor, 0)}")
+    if floor >= 1:
+        assert not after.can_lay_down
+    if after.cards_away is not None:
+        assert after.cards_away >= floor
