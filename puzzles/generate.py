@@ -36,6 +36,7 @@ from analyzer import (
     LayDown,
     MeldKind,
     Moment,
+    PlacedMeld,
     Rank,
     Rules,
     SimulatedPlayer,
@@ -48,8 +49,8 @@ from analyzer import (
     preset,
 )
 from puzzles.check import play_problems
-from puzzles.hasty import STRATEGIES, hasty_play, loose_rules
-from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
+from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
+from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle, meld_from_dict
 from puzzles.themes import tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
@@ -378,7 +379,9 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
         # One plain solve first: most hands at the table can neither lay down nor look ready...
         whole = known
         if whole is None:
-            whole = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW)
+            whole = analyze(
+                position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
+            )
         lays_down = whole is not False and whole.can_lay_down
         if not lays_down and all(play.cannot for play in hasty_plays.values()):
             return None
@@ -424,7 +427,12 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
         "looks_ready": looks_ready,
         "near_best": _near_best(position, rules) if best.can_lay_down else 0,
     }
-    analysis = {"best": _best_dict(best), "hasty": hasty, "reason": _lay_down_reason(best, hasty)}
+    best_said = _best_dict(best)
+    analysis = {
+        "best": best_said,
+        "hasty": hasty,
+        "reason": lay_down_reason(position.hand, rules, position.round, best_said, hasty),
+    }
     return dataclasses.replace(
         position,
         answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
@@ -545,22 +553,49 @@ def _best_dict(best: LayDown) -> dict[str, Any]:
     return {key: data[key] for key in keys}
 
 
-def _lay_down_reason(best: LayDown, hasty: Sequence[dict[str, Any]]) -> str:
-    if not best.can_lay_down:
-        problems = next((o["problems"][0] for o in hasty if o["problems"]), "no legal arrangement exists")
-        return f"It looks ready, but it cannot be laid down: {problems}."
-    end = "you go out" if best.goes_out else f"you keep {best.points_after_discard} points"
-    discard = f", discard {best.discard.face}" if best.discard is not None else ""
-    failed = [o for o in hasty if o["fails"]]
-    trap = failed[0]
+def lay_down_reason(
+    hand: Sequence[Card],
+    rules: Rules,
+    round_number: int,
+    best: dict[str, Any],
+    hasty: Sequence[dict[str, Any]],
+) -> str:
+    """The puzzle's "why" for players: the best play (or that the hand cannot lay down) and the
+    trap, what a hasty player does and why it fails, in a card player's words
+    (``puzzles.hasty.mistake``). It reads only what a puzzle stores (its hand and its analysis's
+    ``best`` and ``hasty``), so a shipped puzzle's sentence can be written again without solving."""
+    tried = [outcome for outcome in hasty if not outcome["cannot"]]
+    if not best["can_lay_down"]:
+        if not tried:
+            return "It looks ready, but no arrangement of it lays down the contract."
+        outcome = tried[0]
+        play = LayDownAnswer.from_dict(outcome["play"])
+        return (
+            f"It looks ready, but it cannot be laid down: a hasty player would lay down "
+            f"{_melds_said(play.melds)}, but {mistake(hand, rules, round_number, play)}."
+        )
+    melds = _melds_said(tuple(meld_from_dict(meld) for meld in best["melds"]))
+    discard = f", discard {Card.parse(best['discard']).face}" if best["discard"] is not None else ""
+    end = "you go out" if best["goes_out"] else f"you keep {best['points_after_discard']} points"
+    trap = next(outcome for outcome in hasty if outcome["fails"])
     if trap["cannot"]:
-        why = "a hasty player finds no lay-down"
-    elif trap["problems"]:
-        why = f"the hasty play breaks a rule ({trap['problems'][0]})"
+        why = "A hasty player sees no way to lay down"
     else:
-        why = f"the hasty play keeps {trap['points']} points"
-    melds = "; ".join(" ".join(m["cards"]) for m in best.to_dict()["melds"])
-    return f"Lay down {melds}{discard}: {end}; {why}."
+        play = LayDownAnswer.from_dict(trap["play"])
+        did = f"A hasty player lays down {_melds_said(play.melds)}"
+        if trap["problems"]:
+            why = f"{did}, but {mistake(hand, rules, round_number, play)}"
+        else:
+            thrown = f", discards {play.discard.face}" if play.discard is not None else ""
+            more = trap["points"] - best["points_after_discard"]
+            why = f"{did}{thrown} and keeps {trap['points']} points, {more} more"
+    return f"Lay down {melds}{discard}: {end}. {why}."
+
+
+def _melds_said(melds: Sequence[PlacedMeld]) -> str:
+    """Melds as a player reads them (wild cards as what they stand for): "A, B and C"."""
+    said = [meld.describe() for meld in melds]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def _discard(position: Puzzle) -> Puzzle | None:
