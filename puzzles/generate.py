@@ -183,7 +183,8 @@ def _turn_position(table: Table, kind: str, floors: dict[int, Floor] | None = No
     else:
         return None, None
     known: Known = None
-    if state is not None and not table.rules.round(table.round_number).go_out:
+    go_out = table.rules.round(table.round_number).go_out
+    if kind == "lay-down" and state is not None and not go_out:
         assert isinstance(policy, SimulatedPlayer)
         hand = Counter(view.hand + (drawn,))
         if floors is not None and state.away and away_at_least(floors.get(seat), hand) >= 1:
