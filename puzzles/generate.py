@@ -28,14 +28,15 @@ import dataclasses
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
+from typing import Any, Literal
 
 from analyzer import (
     Card,
     LayDown,
     MeldKind,
     Moment,
+    PlacedMeld,
     Rank,
     Rules,
     SimulatedPlayer,
@@ -48,8 +49,8 @@ from analyzer import (
     preset,
 )
 from puzzles.check import play_problems
-from puzzles.hasty import STRATEGIES, hasty_play, loose_rules
-from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle
+from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
+from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle, meld_from_dict
 from puzzles.themes import tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
@@ -110,13 +111,14 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
     table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), work=WORK)
     start = rng.randrange(2 * players)  # the first table turn whose positions count
     looks = 0
+    floors: dict[int, Floor] = {}
     while not table.finished:
         if table.turn >= start:
-            position, lays_down = _buy_position(table) if kind == "buy" else _turn_position(table, kind)
-            if position is not None and _worth_a_look(position, lays_down):
+            position, known = _buy_position(table) if kind == "buy" else _turn_position(table, kind, floors)
+            if position is not None and _worth_a_look(position, known):
                 position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
                 looks += 1
-                puzzle = derive(position, lays_down=lays_down)
+                puzzle = derive(position, known=known)
                 if puzzle is not None:
                     return puzzle
                 if looks >= LOOKS[kind]:
@@ -138,13 +140,22 @@ def table_sizes(rules: Rules) -> list[int]:
 # ---- positions at the table --------------------------------------------------------------------------
 
 
-# A position, and whether its hand lays down when the table knows it already (None: unknown).
-Found = tuple[Puzzle | None, bool | None]
+# What the table knows of a lay-down hand after its draw: its solver's answer for the whole hand
+# (``LayDown``), False when the player's quick test shows it cannot lay down, None: nothing.
+Known = LayDown | Literal[False] | None
+# A position, and what the table knows of its hand.
+Found = tuple[Puzzle | None, Known]
 
 
-def _turn_position(table: Table, kind: str) -> Found:
-    """The seat in turn after its draw, when it has not laid down; for a lay-down, whether the
-    hand after the draw lays down, read off the table's own solver where it is at hand."""
+# The fewest cards a hand was proven away from laying down (the solver's ``cards_away``), kept per
+# seat: any later hand of that seat is at most one card nearer for each card it holds beyond it.
+Floor = tuple[Counter[Card], int]
+
+
+def _turn_position(table: Table, kind: str, floors: dict[int, Floor] | None = None) -> Found:
+    """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
+    table's own solver knows of the hand after the draw (``Known``), or what ``floors`` prove
+    without solving: that it cannot lay down."""
     seat = table.current
     if table.melds[seat]:
         return None, None
@@ -171,10 +182,17 @@ def _turn_position(table: Table, kind: str) -> Found:
         drawn = table.stock[-1]
     else:
         return None, None
-    lays_down = None
-    if state is not None and not table.rules.round(table.round_number).go_out:
+    known: Known = None
+    go_out = table.rules.round(table.round_number).go_out
+    if kind == "lay-down" and state is not None and not go_out:
         assert isinstance(policy, SimulatedPlayer)
-        lays_down = _lays_down_after(policy, state, drawn)
+        hand = Counter(view.hand + (drawn,))
+        if floors is not None and state.away and away_at_least(floors.get(seat), hand) >= 1:
+            known = False
+        else:
+            known = _known_after(policy, state, drawn)
+            if floors is not None and known and known.proven_optimal and known.cards_away is not None:
+                floors[seat] = (hand, known.cards_away)
     return Puzzle(
         kind=kind,
         rules=table.rules.name,
@@ -188,23 +206,32 @@ def _turn_position(table: Table, kind: str) -> Found:
         turn=table.turns[seat] + 1,
         buys_used=table.buys_used[seat],
         bought_last=table.last_buyer == seat,
-    ), lays_down
+    ), known
 
 
-def _lays_down_after(player: SimulatedPlayer, state: Any, drawn: Card) -> bool | None:
-    """Whether the hand of ``state`` (before its draw) lays down once it holds ``drawn``, outside
-    go-out rounds, from what the table's player knows: a hand that lays down still does with one
-    card more; a card that cannot help (the player's quick test) leaves a hand as far as it was;
-    else the player's own solver, which the table asks the same question of when it plays the
-    turn (memoised, so nothing is solved twice). It is the question ``derive`` would ask first
-    (the same solver, bounded by the same deterministic work), so the answer is the same."""
+def away_at_least(floor: Floor | None, hand: Counter[Card]) -> int:
+    """The fewest cards ``hand`` can be away from laying down, from a hand proven ``away`` cards
+    away (``floor``): a hand holding no card beyond those is as far at least (fewer cards never
+    lay down sooner), and each card beyond them brings it one card nearer at most. Outside
+    go-out rounds, where a lay-down's cards are a part of the hand and the rest is left over."""
+    if floor is None:
+        return 0
+    cards, away = floor
+    return away - sum((hand - cards).values())
+
+
+def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:
+    """What the table's player knows of the hand of ``state`` (before its draw) once it holds
+    ``drawn``, outside go-out rounds: a card that cannot help (the player's quick test) leaves a
+    hand that could not lay down as far as it was (False); else the whole hand's lay-down from
+    the player's own solver, which the table asks the same question of when it plays the turn
+    (memoised, so nothing is solved twice). It is the question ``derive`` would ask first (the
+    same solver, bounded by the same deterministic work), so the answer is the same."""
     if state.away is None:
         return None
-    if state.away == 0:
-        return True
-    if not player.may_help(state, drawn):
+    if state.away > 0 and not player.may_help(state, drawn):
         return False
-    return player.solver.lay_down(state.held + (drawn,)).can_lay_down
+    return player.solver.lay_down(state.held + (drawn,))
 
 
 def _buy_position(table: Table) -> Found:
@@ -235,12 +262,12 @@ def _buy_position(table: Table) -> Found:
     ), None
 
 
-def _worth_a_look(position: Puzzle, lays_down: bool | None = None) -> bool:
+def _worth_a_look(position: Puzzle, known: Known = None) -> bool:
     """A cheap filter before the costly analysis: a buy only of one of the hand's outs; a
     lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
     may look ready: ``derive`` rejects it otherwise, the same way)."""
     if position.kind == "lay-down":
-        if lays_down is not False:
+        if known is None or (known is not False and known.can_lay_down):
             return True
         rules = preset(position.rules)
         return any(not hasty_play(position.hand, rules, position.round, strategy).cannot for strategy in STRATEGIES)
@@ -312,7 +339,7 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
 # ---- from a position to a puzzle ---------------------------------------------------------------------
 
 
-def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, lays_down: bool | None = None) -> Puzzle | None:
+def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, known: Known = None) -> Puzzle | None:
     """The puzzle for ``position`` (its answers, margin, analysis, themes and rating), or None
     when it is not clear enough to ask, or the analyser could not finish it (``TIME_LIMIT``).
 
@@ -321,16 +348,17 @@ def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, lays_dow
     one, so that themes read off the play (which melds hold the wild card, the ace, the long
     run) stay those of the stored play when the solver comes to prefer another of equal merit.
 
-    ``lays_down``: whether the lay-down hand (outside go-out rounds) lays down at all, when the
-    caller knows it from the same solver under the same deterministic work (the table's player):
-    the first solve is then skipped; the puzzle is the same."""
+    ``known``: what the caller knows of the lay-down hand (outside go-out rounds) from the same
+    solver under the same deterministic work (the table's player, ``Known``): the whole hand's
+    lay-down, or False when it certainly cannot lay down. The first solve is then skipped; the
+    puzzle is the same."""
     with deterministic_work(WORK):
-        return _derive(position, best_play, lays_down)
+        return _derive(position, best_play, known)
 
 
-def _derive(position: Puzzle, best_play: LayDownAnswer | None, lays_down: bool | None = None) -> Puzzle | None:
+def _derive(position: Puzzle, best_play: LayDownAnswer | None, known: Known = None) -> Puzzle | None:
     if position.kind == "lay-down":
-        derived = _lay_down(position, best_play, lays_down)
+        derived = _lay_down(position, best_play, known)
     else:
         derived = {"discard": _discard, "buy": _buy}[position.kind](position)
     if derived is None:
@@ -340,7 +368,7 @@ def _derive(position: Puzzle, best_play: LayDownAnswer | None, lays_down: bool |
     return dataclasses.replace(puzzle, rating=difficulty(puzzle))
 
 
-def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_down: bool | None = None) -> Puzzle | None:
+def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: Known = None) -> Puzzle | None:
     """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
     "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
@@ -349,12 +377,17 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_dow
         strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
     }
     if not rules.round(position.round).go_out:
-        # One plain solve first: most hands at the table can neither lay down nor look ready.
-        if lays_down is None:
-            lays_down = analyze(
+        # One plain solve first: most hands at the table can neither lay down nor look ready...
+        whole = known
+        if whole is None:
+            whole = analyze(
                 position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
-            ).can_lay_down
+            )
+        lays_down = whole is not False and whole.can_lay_down
         if not lays_down and all(play.cannot for play in hasty_plays.values()):
+            return None
+        # ...and most that lay down hold no trap: every hasty play legal and as good as the best.
+        if whole is not False and _no_trap(position, rules, whole, hasty_plays.values()):
             return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
     if not best.proven_optimal:
@@ -395,7 +428,12 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_dow
         "looks_ready": looks_ready,
         "near_best": _near_best(position, rules) if best.can_lay_down else 0,
     }
-    analysis = {"best": _best_dict(best), "hasty": hasty, "reason": _lay_down_reason(best, hasty)}
+    best_said = _best_dict(best)
+    analysis = {
+        "best": best_said,
+        "hasty": hasty,
+        "reason": lay_down_reason(position.hand, rules, position.round, best_said, hasty),
+    }
     return dataclasses.replace(
         position,
         answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
@@ -404,6 +442,34 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, lays_dow
         margin=margin,
         analysis=analysis,
     )
+
+
+def _no_trap(position: Puzzle, rules: Rules, whole: LayDown, plays: Iterable[LayDownAnswer]) -> bool:
+    """Whether every hasty play is legal and keeps no more points than any play of the turn can
+    (``kept_at_least``): it then keeps exactly the optimum and fails no one, so ``_lay_down``
+    would reject the position after solving the turn's best play (a solve per discard it may
+    try); known here from the whole hand's lay-down alone."""
+    bound = kept_at_least(position.hand, rules, whole)
+    if bound is None:
+        return False
+    for play in plays:
+        if play.cannot:
+            return False
+        problems, points = play_problems(position.hand, rules, position.round, play)
+        if problems or points is None or points > bound:
+            return False
+    return True
+
+
+def kept_at_least(hand: Sequence[Card], rules: Rules, whole: LayDown) -> int | None:
+    """A lower bound on the points any legal play of the turn keeps, outside go-out rounds, from
+    the whole hand's proven best lay-down ``whole`` (None when it has none): a play is a
+    lay-down of the whole hand with its discard left over (``analyzer.turn.best_turn`` reads the
+    same bound), so it keeps at least the fewest leftover points less the costliest card's, and
+    never less than nothing."""
+    if not (whole.can_lay_down and whole.proven_optimal):
+        return None
+    return max(0, whole.leftover_points - max(rules.points_of(card) for card in hand))
 
 
 def _near_best(position: Puzzle, rules: Rules) -> int:
@@ -488,22 +554,49 @@ def _best_dict(best: LayDown) -> dict[str, Any]:
     return {key: data[key] for key in keys}
 
 
-def _lay_down_reason(best: LayDown, hasty: Sequence[dict[str, Any]]) -> str:
-    if not best.can_lay_down:
-        problems = next((o["problems"][0] for o in hasty if o["problems"]), "no legal arrangement exists")
-        return f"It looks ready, but it cannot be laid down: {problems}."
-    end = "you go out" if best.goes_out else f"you keep {best.points_after_discard} points"
-    discard = f", discard {best.discard.face}" if best.discard is not None else ""
-    failed = [o for o in hasty if o["fails"]]
-    trap = failed[0]
+def lay_down_reason(
+    hand: Sequence[Card],
+    rules: Rules,
+    round_number: int,
+    best: dict[str, Any],
+    hasty: Sequence[dict[str, Any]],
+) -> str:
+    """The puzzle's "why" for players: the best play (or that the hand cannot lay down) and the
+    trap, what a hasty player does and why it fails, in a card player's words
+    (``puzzles.hasty.mistake``). It reads only what a puzzle stores (its hand and its analysis's
+    ``best`` and ``hasty``), so a shipped puzzle's sentence can be written again without solving."""
+    tried = [outcome for outcome in hasty if not outcome["cannot"]]
+    if not best["can_lay_down"]:
+        if not tried:
+            return "It looks ready, but no arrangement of it lays down the contract."
+        outcome = tried[0]
+        play = LayDownAnswer.from_dict(outcome["play"])
+        return (
+            f"It looks ready, but it cannot be laid down: a hasty player would lay down "
+            f"{_melds_said(play.melds)}, but {mistake(hand, rules, round_number, play)}."
+        )
+    melds = _melds_said(tuple(meld_from_dict(meld) for meld in best["melds"]))
+    discard = f", discard {Card.parse(best['discard']).face}" if best["discard"] is not None else ""
+    end = "you go out" if best["goes_out"] else f"you keep {best['points_after_discard']} points"
+    trap = next(outcome for outcome in hasty if outcome["fails"])
     if trap["cannot"]:
-        why = "a hasty player finds no lay-down"
-    elif trap["problems"]:
-        why = f"the hasty play breaks a rule ({trap['problems'][0]})"
+        why = "A hasty player sees no way to lay down"
     else:
-        why = f"the hasty play keeps {trap['points']} points"
-    melds = "; ".join(" ".join(m["cards"]) for m in best.to_dict()["melds"])
-    return f"Lay down {melds}{discard}: {end}; {why}."
+        play = LayDownAnswer.from_dict(trap["play"])
+        did = f"A hasty player lays down {_melds_said(play.melds)}"
+        if trap["problems"]:
+            why = f"{did}, but {mistake(hand, rules, round_number, play)}"
+        else:
+            thrown = f", discards {play.discard.face}" if play.discard is not None else ""
+            more = trap["points"] - best["points_after_discard"]
+            why = f"{did}{thrown} and keeps {trap['points']} points, {more} more"
+    return f"Lay down {melds}{discard}: {end}. {why}."
+
+
+def _melds_said(melds: Sequence[PlacedMeld]) -> str:
+    """Melds as a player reads them (wild cards as what they stand for): "A, B and C"."""
+    said = [meld.describe() for meld in melds]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def _discard(position: Puzzle) -> Puzzle | None:

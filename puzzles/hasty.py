@@ -32,6 +32,7 @@ from analyzer import Card, ContractMode, MeldKind, MeldSpec, PlacedMeld, Rank, R
 from puzzles.model import LayDownAnswer
 
 STRATEGIES = ("runs-first", "sets-first")
+NO_READING = "that play breaks a rule of this game"  # ``mistake`` of a play none of its readings explain
 LOW_ACE, HIGH_ACE = 1, 14
 
 
@@ -98,12 +99,20 @@ def _position_card(position: int, suit: Suit) -> Card:
 _POSITION_CARDS = {suit: {p: _position_card(p, suit) for p in range(LOW_ACE, HIGH_ACE + 1)} for suit in Suit}
 
 
+def _places_held(pool: Counter[Card]) -> dict[Suit, list[int]]:
+    """Each suit's run places (1 to 14, the ace at both ends) the pool holds a card of, rising,
+    wild 2s included: read off the pool's cards (a dozen) rather than its 56 places."""
+    held: dict[Suit, set[int]] = {suit: set() for suit in Suit}
+    for card, count in pool.items():
+        if count > 0 and card.suit is not None and card.rank is not None:
+            held[card.suit].update((LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),))
+    return {suit: sorted(places) for suit, places in held.items()}
+
+
 def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:
     """The hasty run: natural stretches first, else the window with the most naturals and wild
     cards in the gaps (jokers last)."""
-    by_suit = {
-        suit: [p for p in range(LOW_ACE, HIGH_ACE + 1) if pool[_POSITION_CARDS[suit][p]] > 0] for suit in Suit
-    }
+    by_suit = _places_held(pool)
     best: tuple[tuple[int, int], list[Card]] | None = None
     for suit, present in by_suit.items():
         stretch: list[int] = []
@@ -129,11 +138,15 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     wilds = _wilds(pool, rules)
     window_best: tuple[tuple[int, int], Suit, int] | None = None
     for suit, present in by_suit.items():
-        held_at = set(present)
+        # Place by place: 1 where the suit's card is held, and its points (0 where not held).
+        held_at = [0] * (HIGH_ACE + 1)
+        points = [0] * (HIGH_ACE + 1)
+        for place in present:
+            held_at[place], points[place] = 1, rules.points_of(_POSITION_CARDS[suit][place])
         for low in range(LOW_ACE, HIGH_ACE - spec.size + 2):
-            held = [_POSITION_CARDS[suit][p] for p in range(low, low + spec.size) if p in held_at]
-            if held and spec.size - len(held) <= len(wilds):
-                key = (len(held), _points(held, rules))
+            held = sum(held_at[low : low + spec.size])
+            if held and spec.size - held <= len(wilds):
+                key = (held, sum(points[low : low + spec.size]))
                 if window_best is None or key > window_best[0]:
                     window_best = (key, suit, low)
     if window_best is None:
@@ -167,3 +180,135 @@ def _set(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     fill = wilds[: spec.size - len(cards)]
     meaning = Card(rank, Suit.SPADES)
     return PlacedMeld(spec.kind, tuple(cards + fill), tuple(cards) + (meaning,) * len(fill))
+
+
+# ---- what went wrong, in a card player's words --------------------------------------------------
+
+
+def mistake(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    """Why a hasty ``play`` of ``hand`` is not a legal turn, as a card player would put it: each
+    of the loose readings of the rules the play relies on (see the module), and a wild 2 the
+    greedy builder counted twice, once as itself and once in a gap. The validator
+    (``puzzles.check.play_problems``) decides that a play is illegal; this only says why in
+    words a player knows.
+
+        >>> from analyzer import parse_cards, preset
+        >>> hand = parse_cards("AD 2D 3D 4D 5C 5D 5S KH 9C")
+        >>> play = hasty_play(hand, preset("kolsov"), 2, "sets-first")
+        >>> [meld.describe() for meld in play.melds]
+        ['5♣ 5♦ 5♠', 'A♦ 2♦ 3♦ 4♦']
+        >>> mistake(hand, preset("kolsov"), 2, play)
+        'the ace is high only in these rules (Q K A, never A 2 3)'
+    """
+    said = [reason for check in _READINGS if (reason := check(hand, rules, round_number, play))]
+    return "; ".join(said) or NO_READING
+
+
+def _doubled(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    used = Counter(card for meld in play.melds for card in meld.cards)
+    if play.discard is not None:
+        used[play.discard] += 1
+    said = []
+    for card in dict.fromkeys(sorted((used - Counter(hand)).elements(), key=Card.sort_key)):
+        held = Counter(hand)[card]
+        if rules.is_wild(card) and held:
+            said.append(
+                f"they count the {card.face} twice, as itself and as a wild card, and hold only {_count(held)}"
+            )
+        else:
+            said.append(f"they play a {card.face} they do not hold")
+    return "; ".join(said)
+
+
+def _count(number: int) -> str:
+    return {0: "none", 1: "one", 2: "two", 3: "three"}.get(number, str(number))
+
+
+def _wilds_in(meld: PlacedMeld, rules: Rules) -> int:
+    """Wild cards in the meld; a wild 2 standing for a 2 counts as natural unless 2s are always
+    wild (as the validator counts them)."""
+    return sum(
+        1 for card, meaning in zip(meld.cards, meld.stands_for)
+        if rules.is_wild(card) and not (card.rank == Rank.TWO and meaning.rank == Rank.TWO
+                                        and not rules.deuces_always_wild)
+    )
+
+
+def _too_many_wilds(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    said = []
+    for meld in play.melds:
+        wilds = _wilds_in(meld, rules)
+        most = rules.max_wilds_per_meld
+        if most is not None and wilds > most:
+            said.append(f"they put {_count(wilds)} wild cards in {meld.describe()}, where a meld takes "
+                        f"{'none' if most == 0 else f'{_count(most)} at most'}")
+        elif not rules.wilds_may_outnumber_naturals and wilds > len(meld.cards) - wilds:
+            said.append(f"{meld.describe()} has more wild cards than natural ones, which these rules forbid")
+    return "; ".join(said)
+
+
+def _ace(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    places = {place for meld in play.melds if meld.kind == MeldKind.RUN for place in meld.run_places()}
+    if LOW_ACE in places and not rules.ace_low:
+        return "the ace is high only in these rules (Q K A, never A 2 3)"
+    if HIGH_ACE in places and not rules.ace_high:
+        return "the ace is low only in these rules (A 2 3, never Q K A)"
+    return ""
+
+
+def _same_suit_runs(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    runs = [meld for meld in play.melds if meld.kind == MeldKind.RUN]
+    for index, first in enumerate(runs):
+        for second in runs[index + 1:]:
+            if first.stands_for[0].suit != second.stands_for[0].suit:
+                continue
+            (low, high), (low2, high2) = (_span(first), _span(second))
+            gap = max(low2 - high, low - high2) - 1  # ranks missing between them (< 0: overlap)
+            both = f"{first.describe()} and {second.describe()}"
+            policy = rules.same_suit_runs
+            if policy == SameSuitRuns.DISTINCT_SUITS:
+                return f"{both} are two runs of one suit, and here every run needs a suit of its own"
+            if policy == SameSuitRuns.NO_TOUCH and gap == 0:
+                return (f"{both} touch end to end, and here two runs of one suit may not: "
+                        "they would read as one")
+            needed = policy.missing_ranks_between
+            if needed is not None and gap < needed:
+                return (f"{both} are two runs of one suit too close together: here at least {_count(needed)} "
+                        f"rank{'s' * (needed != 1)} must be missing between them")
+    return ""
+
+
+def _span(meld: PlacedMeld) -> tuple[int, int]:
+    places = meld.run_places()
+    return min(places), max(places)
+
+
+def _two_sets_of_a_rank(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    if not rules.distinct_set_ranks:
+        return ""
+    ranks = Counter(meld.stands_for[0].rank for meld in play.melds if meld.kind != MeldKind.RUN)
+    twice = [rank for rank, count in ranks.items() if count > 1]
+    if not twice:
+        return ""
+    return f"they lay two sets of one rank ({twice[0].token}), and here no two sets may share a rank"
+
+
+def _turn_end(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
+    melded = Counter(card for meld in play.melds for card in meld.cards)
+    left = sorted((Counter(hand) - melded).elements(), key=Card.sort_key)
+    if rules.round(round_number).go_out:
+        if not left:
+            return ""
+        return (f"they leave {' '.join(card.face for card in left)} out, and round {round_number} is a go-out "
+                "round, where every card must be melded")
+    kept = list(left)
+    if play.discard in kept:
+        kept.remove(play.discard)
+    if play.discard is None and not left and rules.discard_to_go_out == "required":
+        return "they meld every card, and going out needs a last discard in these rules"
+    if play.discard is not None and not kept and rules.discard_to_go_out == "never":
+        return "they would go out by discarding their last card, which these rules do not allow"
+    return ""
+
+
+_READINGS = (_doubled, _turn_end, _ace, _too_many_wilds, _same_suit_runs, _two_sets_of_a_rank)

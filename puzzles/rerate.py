@@ -3,6 +3,7 @@ brought up to the generator's, its position and answers unchanged.
 
     python -m puzzles.rerate                 # the shipped bank (puzzles/bank/)
     python -m puzzles.rerate DIR_OR_FILE ...
+    python -m puzzles.rerate --reasons       # only the lay-downs' "why" sentences written again
 
 A lay-down puzzle is derived again from its position (``puzzles.generate.derive``, with its
 stored best play, as ``puzzles verify`` does): that gives its ``margin`` the plays near the best
@@ -12,6 +13,11 @@ figures: ``difficulty`` reads them again (deriving a buy again would cost minute
 and re-rate nothing: the near-best term is the lay-down's). What it writes is what generating
 the same seed gives now, so ``puzzles bank`` builds the same files; ids hash the position
 only, so they, the daily rule's answers and the trainer's stored attempts do not change.
+
+``--reasons`` writes again only each lay-down's reason sentence (``analysis["reason"]``, what a
+player reads under "Why"), from the puzzle's stored hand and analysis with the generator's own
+``lay_down_reason``: no solving, nothing else changed, so ids, answers, ratings and the daily
+puzzles stay as they were, and the file is what generating the same seeds gives now.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ import sys
 from pathlib import Path
 
 from puzzles.bank import BANK_DIR, bank_files, read_puzzles, write_puzzles
-from puzzles.generate import GENERATOR, derive, difficulty
+from analyzer import preset
+from puzzles.generate import GENERATOR, derive, difficulty, lay_down_reason
 from puzzles.model import Puzzle
 from puzzles.verify import position_of
 
@@ -42,6 +49,17 @@ def rerate(puzzle: Puzzle) -> Puzzle:
     return dataclasses.replace(again, generator=GENERATOR)
 
 
+def reword(puzzle: Puzzle) -> Puzzle:
+    """The puzzle with its lay-down reason sentence written again from what it stores."""
+    if puzzle.kind != "lay-down":
+        return puzzle
+    analysis = dict(puzzle.analysis)
+    analysis["reason"] = lay_down_reason(
+        puzzle.hand, preset(puzzle.rules), puzzle.round, analysis["best"], analysis["hasty"]
+    )
+    return dataclasses.replace(puzzle, analysis=analysis)
+
+
 def rerate_file(path: Path) -> int:
     """Re-rate one file; the number of ratings that changed."""
     puzzles = read_puzzles(path)
@@ -50,13 +68,26 @@ def rerate_file(path: Path) -> int:
     return sum(old.rating != new.rating for old, new in zip(puzzles, rated))
 
 
+def reword_file(path: Path) -> int:
+    """Write one file's reason sentences again; the number that changed."""
+    puzzles = read_puzzles(path)
+    reworded = [reword(puzzle) for puzzle in puzzles]
+    write_puzzles(path, reworded)
+    return sum(old.analysis != new.analysis for old, new in zip(puzzles, reworded))
+
+
 def main(argv: list[str] | None = None) -> int:
     names = sys.argv[1:] if argv is None else argv
+    reasons_only = "--reasons" in names
+    names = [name for name in names if name != "--reasons"]
     paths = [p for name in (names or [str(BANK_DIR)])
              for p in (bank_files(name) if Path(name).is_dir() else [Path(name)])]
     try:
         for path in paths:
-            print(f"{path.name}: {rerate_file(path)} ratings changed", flush=True)
+            if reasons_only:
+                print(f"{path.name}: {reword_file(path)} reasons written again", flush=True)
+            else:
+                print(f"{path.name}: {rerate_file(path)} ratings changed", flush=True)
     except RerateError as error:
         print(f"puzzles rerate: {error}", file=sys.stderr)
         return 1

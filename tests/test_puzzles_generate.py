@@ -5,16 +5,33 @@ positions marked so, and ``verify`` catching every kind of tampering."""
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 import puzzles.generate
-from analyzer import LayDown, analyze, parse_cards, preset
-from puzzles.generate import derive, difficulty, discard_criterion, generate, needs_buying
+from analyzer import Card, LayDown, Suit, analyze, parse_cards, preset
+from puzzles.bank import load_bank
+from puzzles.check import play_problems
+from puzzles.generate import (
+    _no_trap,
+    away_at_least,
+    derive,
+    difficulty,
+    discard_criterion,
+    generate,
+    kept_at_least,
+    needs_buying,
+)
+from puzzles.hasty import NO_READING, STRATEGIES, hasty_play, mistake
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
+from puzzles.rerate import reword
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.test_puzzles_check import _reference_plays
+from tests.strategies import near_contract, within_deck
+from tests.test_puzzles_check import RULE_SETS, _reference_plays
 
 
 def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:
@@ -199,3 +216,105 @@ def test_verify_of_a_buy_puzzle_demands_its_answer_and_acceptance_and_notes_its_
     assert report.problems == () and len(report.notes) == 1 and "difference stored" in report.notes[0]
     assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
     assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("buy-completes",))))
+
+
+@settings(max_examples=60, deadline=None)
+@given(near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9, within_largest_deck=True))
+def test_the_no_trap_shortcut_rejects_only_what_solving_the_turn_rejects(case: tuple) -> None:
+    # The bound the generator rejects trap-less lay-downs by, before solving the turn's best
+    # play: never above the fewest points a legal play keeps (brute force), and a position it
+    # calls trap-less has every hasty play legal and keeping exactly that.
+    rules, round_number, hand = case
+    if len(hand) < 3 or rules.round(round_number).go_out:
+        return
+    whole = analyze(hand, rules, round_number, None, 60.0, "before-draw")
+    legal = [points for _, ok, points in _reference_plays(hand, rules.name, round_number) if ok]
+    best = min(legal, default=None)
+    bound = kept_at_least(hand, rules, whole)
+    if best is not None:  # a legal play lays the whole hand down, its discard left over
+        assert bound is not None and 0 <= bound <= best
+        event("bound is the best" if bound == best else "bound below the best")
+    plays = [hasty_play(hand, rules, round_number, strategy) for strategy in STRATEGIES]
+    lay_down = position("lay-down", rules.name, round_number, " ".join(c.token for c in hand))
+    if _no_trap(lay_down, rules, whole, plays):
+        event("no trap")
+        for play in plays:
+            assert play_problems(hand, rules, round_number, play) == ([], best)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    near_contract(RULE_SETS, [1, 2], [Suit.HEARTS, Suit.SPADES], 9, within_largest_deck=True),
+    st.data(),
+)
+def test_a_hand_is_never_nearer_than_its_floor_says(case: tuple, data: st.DataObject) -> None:
+    # The generator skips the solve of a seat's hand after its draw when an earlier hand of the
+    # seat, proven some cards away, shows it cannot lay down: the floor must never be above the
+    # solver's own count for the later hand (cards dropped, cards added).
+    rules, round_number, hand = case
+    if len(hand) < 2 or rules.round(round_number).go_out:
+        return
+    before = analyze(hand, rules, round_number, None, 60.0, "before-draw")
+    if before.cards_away is None or not before.proven_optimal:
+        return
+    dropped = data.draw(st.sets(st.integers(0, len(hand) - 1), max_size=len(hand) - 1), label="dropped")
+    kept = [card for index, card in enumerate(hand) if index not in dropped]
+    strays = parse_cards("JK 7H 8H 9S QS")
+    added = data.draw(st.lists(st.sampled_from([*hand, *strays]), max_size=3), label="added")
+    later = tuple(within_deck(kept + added, rules.deck_for(None)))
+    if not later:
+        return
+    floor = away_at_least((Counter(hand), before.cards_away), Counter(later))
+    after = analyze(later, rules, round_number, None, 60.0, "before-draw")
+    event(f"floor {max(floor, 0)}")
+    if floor >= 1:
+        assert not after.can_lay_down
+    if after.cards_away is not None:
+        assert after.cards_away >= floor
+
+
+# ---- the reason sentence -------------------------------------------------------------------------------
+
+VALIDATOR_WORDING = ("extras", "meld 1 (", "meld 2 (", "melds 1 and", "(no-touch)", "(distinct-suits)",
+                     "allowed per meld", "rising order", "is left over", "breaks a rule")
+
+
+def test_a_hasty_player_counting_a_wild_two_twice_is_told_so_in_words() -> None:
+    # eveleigh puzzle 0240e660bda7 said "cards that are not in the hand or the extras: 2S".
+    rules = preset("eveleigh")
+    hand = parse_cards("2C 2D 6H 8H JH AS 2S 9S JS JK JK JK")
+    play = hasty_play(hand, rules, 8, "runs-first")
+    problems, _ = play_problems(hand, rules, 8, play)
+    assert problems  # the validator's finding, for the program
+    said = mistake(hand, rules, 8, play)
+    assert said.startswith("they count the 2♠ twice, as itself and as a wild card, and hold only one")
+    assert not any(words in said for words in VALIDATOR_WORDING)
+
+
+@settings(max_examples=150, deadline=None)
+@given(near_contract([*RULE_SETS, preset("kolsov"), preset("contract"), preset("ill-buy-it")], [1, 2, 3],
+                     [Suit.HEARTS, Suit.SPADES], 12, within_largest_deck=True))
+def test_the_hasty_players_mistake_is_named_exactly_when_the_validator_rejects_the_play(case: tuple) -> None:
+    # Each reading ``mistake`` names is a rule the play really breaks: a legal play gets none,
+    # an illegal one at least one (never the catch-all sentence).
+    rules, round_number, hand = case
+    for strategy in STRATEGIES:
+        play = hasty_play(hand, rules, round_number, strategy)
+        if play.cannot:
+            continue
+        problems, _ = play_problems(hand, rules, round_number, play)
+        said = mistake(hand, rules, round_number, play)
+        event("illegal" if problems else "legal")
+        assert (said != NO_READING) == bool(problems), (problems, said)
+
+
+def test_every_shipped_lay_down_says_why_in_a_players_words() -> None:
+    lay_downs = [puzzle for puzzle in load_bank() if puzzle.kind == "lay-down"]
+    assert len(lay_downs) >= 1000
+    for puzzle in lay_downs:
+        reason = puzzle.analysis["reason"]
+        assert reword(puzzle).analysis["reason"] == reason, puzzle.id  # what the generator says now
+        assert not any(words in reason for words in (*VALIDATOR_WORDING, NO_READING)), (puzzle.id, reason)
+        trap = next(o for o in puzzle.analysis["hasty"] if o["fails"] or puzzle.best_points is None)
+        if trap.get("play"):
+            assert "hasty player" in reason and "lay" in reason, (puzzle.id, reason)
