@@ -27,10 +27,11 @@ from analyzer import PRESETS, Card, preset
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, contract_rows, score
 from webapp.bank import bank, today
-from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session, transaction, write_transaction
+from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle
 from webapp.players import current_player, display_name
+from webapp.puzzle_ratings import puzzle_ratings
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
 
 blueprint = Blueprint("train", __name__)
@@ -90,7 +91,8 @@ def practice() -> Response | tuple[str, int]:
 
 def _choose(db: Session, player: Player, filters: Mapping[str, str]) -> Puzzle | None:
     return choose_puzzle(
-        bank().by_rules.get(filters["rules"], ()), _puzzle_ratings(db), player.rating, rules=filters["rules"],
+        bank().by_rules.get(filters["rules"], ()), puzzle_ratings().current(db), player.rating,
+        rules=filters["rules"],
         kind=filters["kind"] or None, theme=filters["theme"] or None,
         offset=int(DIFFICULTY[filters["difficulty"]]), exclude=_attempted(db, player) | blocked_ids(db),
         rng=random.Random(),
@@ -101,12 +103,10 @@ def _attempted(db: Session, player: Player) -> set[str]:
     return set(db.scalars(select(Attempt.puzzle_id).where(Attempt.player_id == player.id).distinct()))
 
 
-def _puzzle_ratings(db: Session) -> dict[str, float]:
-    return {puzzle_id: rating for puzzle_id, rating in db.execute(select(PuzzleRating.puzzle_id, PuzzleRating.rating))}
-
-
 def blocked_ids(db: Session) -> set[str]:
-    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer."""
+    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer.
+    Read on every request, never kept: a report stops its puzzle the moment it commits, in
+    every process (a kept copy would need a query to check it anyway)."""
     return set(db.scalars(select(Report.puzzle_id).where(Report.state.in_(BLOCKING_STATES)).distinct()))
 
 
@@ -218,6 +218,8 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         solved_today = _solved_count(db, day) if daily_day else None
     # Committed: the page is drawn from what was recorded, after the write lock is let go.
     attempt = recorded.attempt
+    if not recorded.repeat and attempt.puzzle_rating_after is not None:
+        puzzle_ratings().rated(puzzle.id, attempt.puzzle_rating_after)
     if recorded.repeat:  # the first submission's answer is the one shown
         scored = score_stored(puzzle, attempt)
     context = {
