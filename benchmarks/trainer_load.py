@@ -37,8 +37,9 @@ ratios p50 / reference p50 and p99 / reference p99. Then the load average, and t
 check: exits 1 when any attempt is lost or doubled or any rating chain is broken (or any request
 failed), 0 otherwise.
 
-``--profile FILE`` runs the server under cProfile (each request profiled in its worker thread,
-all merged): read it with ``python -m pstats FILE``.
+``--profile FILE`` runs the server under cProfile (each request profiled in its worker thread, in
+CPU time, so time spent waiting for the GIL or a lock is not counted; all merged): read it with
+``python -m pstats FILE``.
 """
 
 from __future__ import annotations

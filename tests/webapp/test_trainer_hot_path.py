@@ -1,6 +1,8 @@
-"""The puzzle ratings /practice chooses from (webapp/puzzle_ratings.py): this process's answers
-seen at once, another process's within ``TRAINER_RATINGS_MAX_AGE``, never a blocked puzzle
-served from a copy; and the requests' queries: the header names the player the request read."""
+"""The trainer's hot path, kept cheap under load without losing a guarantee: the puzzle ratings
+/practice chooses from (webapp/puzzle_ratings.py: this process's answers seen at once, another
+process's within ``TRAINER_RATINGS_MAX_AGE``, a reported puzzle never served from a copy); a
+page reads its player once, header included; a first visit's player is made in a write
+transaction (SQLite: in its turn among the writers)."""
 
 from __future__ import annotations
 
@@ -101,3 +103,25 @@ def test_a_page_reads_its_player_once_header_included(tmp_path: Path) -> None:
     assert players_read(app, client, "GET", "/dashboard") == (200, 1)
     page = client.get("/name")
     assert page.status_code == 200 and "Your name" in page.text
+
+
+def test_a_first_visit_makes_its_player_in_a_write_transaction(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    with app.app_context():
+        bind = engine()
+    for path in ("/practice", f"/puzzles/{DISCARD.id}", "/daily", "/dashboard"):
+        client = app.test_client()
+        statements: list[str] = []
+
+        def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+            statements.append(statement.split("(")[0].strip().upper())
+
+        event.listen(bind, "before_cursor_execute", seen)
+        try:
+            assert client.get(path).status_code in (200, 303)
+        finally:
+            event.remove(bind, "before_cursor_execute", seen)
+        inserted = statements.index("INSERT INTO PLAYERS")
+        began = [index for index, statement in enumerate(statements[:inserted]) if statement.startswith("BEGIN")]
+        assert statements[began[-1]] == "BEGIN IMMEDIATE", (path, statements)
+        assert players_read(app, client, "GET", path)[1] == 1  # known from now on: no write, one read
