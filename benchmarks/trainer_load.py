@@ -37,8 +37,9 @@ ratios p50 / reference p50 and p99 / reference p99. Then the load average, and t
 check: exits 1 when any attempt is lost or doubled or any rating chain is broken (or any request
 failed), 0 otherwise.
 
-``--profile FILE`` runs the server under cProfile (each request profiled in its worker thread,
-all merged): read it with ``python -m pstats FILE``.
+``--profile FILE`` runs the server under cProfile (each request profiled in its worker thread, in
+CPU time, so time spent waiting for the GIL or a lock is not counted; all merged): read it with
+``python -m pstats FILE``.
 """
 
 from __future__ import annotations
@@ -95,14 +96,14 @@ KINDS = ("practice", "puzzle page", "answer", "reference")
 
 # The server as a profiled process: rummy-trainer's own main, its app's requests under cProfile.
 PROFILED_SERVER = """
-import atexit, cProfile, pstats, sys, threading
+import atexit, cProfile, pstats, sys, threading, time
 import webapp.serve as serve
 path, argv = sys.argv[1], sys.argv[2:]
 merged, lock = [], threading.Lock()
 
 def profiled(wsgi_app):
     def app(environ, start_response):
-        profile = cProfile.Profile()
+        profile = cProfile.Profile(time.thread_time)  # CPU time: a wait for the GIL is not this request's work
         profile.enable()
         try:
             return list(wsgi_app(environ, start_response))
@@ -152,7 +153,7 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGINT)
             try:
-                self.process.wait(30)
+                self.process.wait(300)  # a profile of thousands of requests takes a while to merge
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
@@ -176,7 +177,10 @@ def start_server(database_url: str, instance: Path, secret_key: str, *, threads:
                    "RUMMY_SECRET_KEY": secret_key}
     log = instance / "server.log"  # waitress's "task queue depth" warnings are the point of a load test
     with log.open("w") as stderr:
-        process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=stderr, text=True)
+        # Ctrl-C is how stop() ends the server (so a profile is written): a benchmark started in
+        # the background (nohup, ``&``) passes SIGINT on as ignored, and Python keeps it so.
+        process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=stderr, text=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert process.stdout is not None
     line = process.stdout.readline()
     if f"http://{HOST}:{port}/" not in line:

@@ -40,6 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": 0,
     "PERMANENT_SESSION_LIFETIME": 400 * 24 * 3600,  # the anonymous player's cookie: a browser's longest
     "PUZZLE_BANK": None,  # a folder of puzzle shards; None: the bank shipped with ``puzzles``
+    # Seconds /practice may choose from puzzle ratings read that long ago (other processes'
+    # answers; this process's own are seen at once): webapp/puzzle_ratings.py.
+    "TRAINER_RATINGS_MAX_AGE": 5.0,
     "TRAINER_TODAY": None,  # an ISO date that fixes "today" (tests); None: today in UTC  # reverse proxies in front whose X-Forwarded-For is to be believed
 }
 
@@ -64,8 +67,9 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import accounts, analysis, api, db, errors, home, questions, reports, safety, train
+    from webapp import accounts, analysis, api, cookie, db, errors, home, questions, reports, safety, train
 
+    app.session_interface = cookie.SessionInterface()
     db.init_app(app)
     safety.init_app(app)
     errors.init_app(app)

@@ -46,6 +46,7 @@ from webapp.players import (
     lock_pair,
     new_public_id,
     player_id_in_cookie,
+    request_player,
     start_session,
 )
 from webapp.safety import limiter
@@ -208,7 +209,7 @@ def header_player() -> dict[str, Any] | None:
     if player_id_in_cookie() is None:
         return None
     try:
-        player = current_player(session(), create=False)
+        player = request_player(session())
     except SQLAlchemyError:
         current_app.logger.warning("header: the player could not be read", exc_info=True)
         session().rollback()

@@ -67,20 +67,18 @@ def closest_puzzles(
     check_filters(rules, kind, theme)
     target = _number(player_rating, "player_rating") + _number(offset, "offset", OFFSET_LIMIT)
     excluded = set(exclude)
-    eligible = [
-        puzzle
-        for puzzle in candidates
-        if puzzle.rules == rules
-        and (kind is None or puzzle.kind == kind)
-        and (theme is None or theme in puzzle.themes)
-        and puzzle.id not in excluded
-    ]
-
-    def distance(puzzle: Puzzle) -> tuple[float, str]:
-        rating = _number(ratings.get(puzzle.id, puzzle.rating), f"the rating of puzzle {puzzle.id}")
-        return abs(rating - target), puzzle.id
-
-    return heapq.nsmallest(NEAREST, eligible, key=distance)
+    # (distance, id, puzzle): compared as tuples, ids unique (run on every /practice, over a
+    # rule set's few hundred puzzles: no call per puzzle unless its rating needs checking).
+    keyed = []
+    for puzzle in candidates:
+        if (puzzle.rules != rules or (kind is not None and puzzle.kind != kind)
+                or (theme is not None and theme not in puzzle.themes) or puzzle.id in excluded):
+            continue
+        rating = ratings.get(puzzle.id, puzzle.rating)
+        if type(rating) not in (float, int) or not math.isfinite(rating):  # the rare case, checked and named
+            rating = _number(rating, f"the rating of puzzle {puzzle.id}")
+        keyed.append((abs(rating - target), puzzle.id, puzzle))
+    return [puzzle for _, _, puzzle in heapq.nsmallest(NEAREST, keyed)]
 
 
 def choose_puzzle(

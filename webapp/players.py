@@ -13,6 +13,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from flask import g
 from flask import session as cookie
 from sqlalchemy import delete, exists, select, update
 from sqlalchemy.orm import Session
@@ -32,6 +33,7 @@ def current_player(db: Session, *, create: bool = True, lock: bool = False) -> P
             query = query.with_for_update().execution_options(populate_existing=True)
         player = db.scalars(query).one_or_none()
         if player is not None:
+            g.request_player = player
             return player
     if not create:
         return None
@@ -40,7 +42,17 @@ def current_player(db: Session, *, create: bool = True, lock: bool = False) -> P
     db.flush()
     cookie[COOKIE_KEY] = player.public_id
     cookie.permanent = True
+    g.request_player = player
     return player
+
+
+def request_player(db: Session) -> Player | None:
+    """The cookie's player for a page's header: the row this request already read, when it read
+    the cookie's player (one query a page fewer), else read now; never made."""
+    seen = g.get("request_player")
+    if isinstance(seen, Player) and seen.public_id == cookie.get(COOKIE_KEY):
+        return seen
+    return current_player(db, create=False)
 
 
 def player_id_in_cookie() -> str | None:

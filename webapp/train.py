@@ -13,7 +13,8 @@ once, the daily puzzle, the dashboard, and reports of wrong puzzles.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import date
 from typing import Any
 from urllib.parse import urlencode
@@ -27,10 +28,11 @@ from analyzer import PRESETS, Card, preset
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, contract_rows, score
 from webapp.bank import bank, today
-from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session, transaction, write_transaction
+from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle
-from webapp.players import current_player, display_name
+from webapp.players import current_player, display_name, player_id_in_cookie
+from webapp.puzzle_ratings import puzzle_ratings
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
 
 blueprint = Blueprint("train", __name__)
@@ -43,6 +45,22 @@ BLOCKING_STATES = ("open", "blocked")
 
 class BadSubmission(ValueError):
     """A submission answered 400 with its message; nothing is recorded."""
+
+
+@contextmanager
+def player_transaction() -> Iterator[tuple[Session, Player]]:
+    """A page's read transaction and the cookie's player. A first visit's player is made before,
+    in a write transaction: on SQLite a read transaction that inserts does not wait its turn
+    among the writers (``db.write_transaction``) but in SQLite's busy handler, which sleeps up
+    to 100 ms a try, and makes every answer behind it wait as long (seen by
+    benchmarks/trainer_load as answer tails of 100-350 ms while new players arrived)."""
+    if player_id_in_cookie() is None:
+        with write_transaction() as db:
+            current_player(db)
+    with transaction() as db:
+        player = current_player(db)  # made here only if the cookie names a player no longer there
+        assert player is not None
+        yield db, player
 
 
 # ---- practice --------------------------------------------------------------------------------------
@@ -67,9 +85,7 @@ def _filters(args: Mapping[str, str], player: Player) -> dict[str, str]:
 
 @blueprint.get("/practice")
 def practice() -> Response | tuple[str, int]:
-    with transaction() as db:
-        player = current_player(db)
-        assert player is not None
+    with player_transaction() as (db, player):
         filters = _filters(request.args, player)
         remember = filters["rules"] != player.rules
         chosen = None if remember else _choose(db, player, filters)
@@ -90,7 +106,8 @@ def practice() -> Response | tuple[str, int]:
 
 def _choose(db: Session, player: Player, filters: Mapping[str, str]) -> Puzzle | None:
     return choose_puzzle(
-        bank().by_rules.get(filters["rules"], ()), _puzzle_ratings(db), player.rating, rules=filters["rules"],
+        bank().by_rules.get(filters["rules"], ()), puzzle_ratings().current(db), player.rating,
+        rules=filters["rules"],
         kind=filters["kind"] or None, theme=filters["theme"] or None,
         offset=int(DIFFICULTY[filters["difficulty"]]), exclude=_attempted(db, player) | blocked_ids(db),
         rng=random.Random(),
@@ -101,12 +118,10 @@ def _attempted(db: Session, player: Player) -> set[str]:
     return set(db.scalars(select(Attempt.puzzle_id).where(Attempt.player_id == player.id).distinct()))
 
 
-def _puzzle_ratings(db: Session) -> dict[str, float]:
-    return {puzzle_id: rating for puzzle_id, rating in db.execute(select(PuzzleRating.puzzle_id, PuzzleRating.rating))}
-
-
 def blocked_ids(db: Session) -> set[str]:
-    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer."""
+    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer.
+    Read on every request, never kept: a report stops its puzzle the moment it commits, in
+    every process (a kept copy would need a query to check it anyway)."""
     return set(db.scalars(select(Report.puzzle_id).where(Report.state.in_(BLOCKING_STATES)).distinct()))
 
 
@@ -128,9 +143,7 @@ def _served(db: Session, puzzle_id: str) -> Puzzle:
 
 @blueprint.get("/puzzles/<puzzle_id>")
 def puzzle(puzzle_id: str) -> tuple[str, int]:
-    with transaction() as db:
-        player = current_player(db)
-        assert player is not None
+    with player_transaction() as (db, player):
         puzzle = _served(db, puzzle_id)
         context = _puzzle_context(db, player, puzzle)
     return render_template("train/puzzle.html", **context), 200
@@ -218,6 +231,8 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         solved_today = _solved_count(db, day) if daily_day else None
     # Committed: the page is drawn from what was recorded, after the write lock is let go.
     attempt = recorded.attempt
+    if not recorded.repeat and attempt.puzzle_rating_after is not None:
+        puzzle_ratings().rated(puzzle.id, attempt.puzzle_rating_after)
     if recorded.repeat:  # the first submission's answer is the one shown
         scored = score_stored(puzzle, attempt)
     context = {
@@ -291,9 +306,7 @@ def daily_page() -> tuple[str, int]:
     puzzle = bank().daily(day)
     if puzzle is None:
         abort(404, "there is no daily puzzle for today")
-    with transaction() as db:
-        player = current_player(db)
-        assert player is not None
+    with player_transaction() as (db, player):
         result = db.get(DailyResult, (player.id, day))
         context = _puzzle_context(db, player, puzzle) if result is None else {"player": player, "puzzle": puzzle}
         context.update({
@@ -309,9 +322,7 @@ def daily_page() -> tuple[str, int]:
 
 @blueprint.get("/dashboard")
 def dashboard() -> tuple[str, int]:
-    with transaction() as db:
-        player = current_player(db)
-        assert player is not None
+    with player_transaction() as (db, player):
         attempts = list(db.scalars(select(Attempt).where(Attempt.player_id == player.id).order_by(Attempt.id)))
         context = {"player": player, "name": display_name(player), **summary(player, attempts, today())}
     return render_template("train/dashboard.html", **context), 200

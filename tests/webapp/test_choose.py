@@ -224,8 +224,9 @@ def test_bad_ratings_are_refused() -> None:
     with pytest.raises(ChoiceError, match="^player_rating must be a finite number"):
         choose_puzzle(bank(), {}, math.inf, rules="progressive", rng=random.Random(0))
     puzzle = next(puzzle for puzzle in bank() if puzzle.rules == "progressive")
-    with pytest.raises(ChoiceError, match=f"^the rating of puzzle {puzzle.id} must be a finite number"):
-        choose_puzzle(bank(), {puzzle.id: math.nan}, 1500, rules="progressive", rng=random.Random(0))
+    for bad in (math.nan, -math.inf, True, "1500", None):
+        with pytest.raises(ChoiceError, match=f"^the rating of puzzle {puzzle.id} must be a finite number"):
+            choose_puzzle(bank(), {puzzle.id: bad}, 1500, rules="progressive", rng=random.Random(0))  # type: ignore[dict-item]
 
 
 def test_every_preset_kind_and_theme_is_accepted() -> None:

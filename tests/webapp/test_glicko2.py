@@ -247,10 +247,15 @@ def test_a_player_far_above_a_puzzle_gains_little_from_solving_it(
 def test_expected_scores_of_two_players_are_ordered_and_bounded(player: Rating, opponent: Rating) -> None:
     score = expected_score(player, opponent)
     assert 0 < score < 1
-    if player.rating > opponent.rating:
+    # Ratings a few ulps apart (500.0 and 500.00000000000006, found by hypothesis) score exactly
+    # 0.5 in floating point; a gap of a billionth of a point already moves the score ~1e-12.
+    gap = player.rating - opponent.rating
+    if gap > 1e-9:
         assert score > 0.5
-    elif player.rating < opponent.rating:
+    elif gap < -1e-9:
         assert score < 0.5
+    else:
+        assert score == pytest.approx(0.5)
     assert expected_score(player, player) == 0.5
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+import webapp.cookie
 import webapp.questions
 from tests.webapp.conftest import make_app
 
@@ -54,6 +55,24 @@ def test_the_session_cookie_is_httponly_and_samesite(client: FlaskClient) -> Non
     response = client.get("/")
     cookie = response.headers["Set-Cookie"]
     assert "HttpOnly" in cookie and "SameSite=Lax" in cookie
+
+
+def test_the_session_cookie_is_sent_again_only_when_changed_or_a_day_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    client = make_app(tmp_path).test_client()
+    first = client.get("/practice")  # a new player: the cookie is made
+    assert "Set-Cookie" in first.headers and "Expires=" in first.headers["Set-Cookie"]
+    assert "Set-Cookie" in client.get(first.headers["Location"]).headers  # the page's CSRF token is added
+    player = client.get_cookie("session")
+    assert player is not None
+    again = client.get(first.headers["Location"])
+    assert again.status_code == 200 and "Set-Cookie" not in again.headers  # unchanged, seconds old
+    assert client.get_cookie("session") == player  # the same player
+    monkeypatch.setattr(webapp.cookie, "REFRESH_AFTER", 0)  # as if the cookie were a day old
+    refreshed = client.get(first.headers["Location"])
+    assert "Set-Cookie" in refreshed.headers and "Expires=" in refreshed.headers["Set-Cookie"]
+    forged = make_app(tmp_path / "other").test_client()  # another key: the cookie is not this site's
+    forged.set_cookie("session", player.value)
+    assert "Set-Cookie" in forged.get("/practice").headers  # a fresh player, and its cookie
 
 
 def test_the_secret_key_is_made_once_in_the_instance_folder(tmp_path: Path) -> None:
