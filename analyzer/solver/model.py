@@ -426,7 +426,7 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
     return _WindowHead(dict(zip(windows, counts)), present, covering_index, {})
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _window_head_template(positions: tuple[int, ...], size: int, longest: int, how_many: int, top: int,
                           flagged: bool) -> tuple[cp_model.CpModel, _WindowHead]:
     """A model holding only a window head, built once per rule set, size and contract. A
@@ -486,7 +486,7 @@ def _same_suit_policy_windows(model: cp_model.CpModel, heads: tuple[_WindowHead,
         _add_same_suit_policy_windows(model, heads, policy)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _same_suit_block(heads: tuple[_WindowHead, ...], policy: SameSuitRuns) -> cp_model.CpModel:
     """The same-suit constraints between shared heads, in a model of their own (no variables:
     they name the heads' variables, which have the same indices in every model sharing them)."""
@@ -544,7 +544,7 @@ def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: in
     return suit, start, end, covers
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _slot_head_template(positions: tuple[int, ...], size: int, longest: int, minimum: bool,
                         name: str) -> tuple[cp_model.CpModel, SlotHead]:
     """A model holding only a slot head, built once per rule set, size and slot (as
@@ -576,10 +576,12 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
             use = model.new_bool_var(f"{name}.use[{card},{p}]")
             model.add_implication(use, suit[card.suit])
             uses[card, p] = use
+    uses_at: dict[int, list[cp_model.IntVar]] = {}
+    for (_, p), use in uses.items():
+        uses_at.setdefault(p, []).append(use)
     for p in positions:
-        at_p = [u for (card, q), u in uses.items() if q == p]
-        if at_p:  # at most one card per position, and only on positions the run covers
-            model.add(sum(at_p) <= covers[p])
+        if p in uses_at:  # at most one card per position, and only on positions the run covers
+            model.add(sum(uses_at[p]) <= covers[p])
 
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest), f"{name}.wilds")
@@ -661,16 +663,19 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     missing: dict[Rank, cp_model.IntVar] = {}
     missing_jokers: dict[Rank, cp_model.IntVar] = {}
     top = 1 if rules.distinct_set_ranks else how_many
+    naturals_of: dict[Rank, list[Card]] = {}  # the hand's naturals by rank, in card order
+    for card in problem.naturals:
+        assert card.rank is not None
+        naturals_of.setdefault(card.rank, []).append(card)
     if problem.counted_by_window:
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
         for r in ranks:
             count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
             of_rank = []
-            for card in problem.naturals:
-                if card.rank == r:
-                    uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
-                    of_rank.append(uses[card])
+            for card in naturals_of.get(r, ()):
+                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+                of_rank.append(uses[card])
             if of_rank:
                 model.add(sum(of_rank) <= spec.size * count[r])
         model.add(sum(count.values()) == how_many)
@@ -680,16 +685,17 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         return group
     for r in ranks:
         count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
-        for card in problem.naturals:
-            if card.rank == r:
-                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+        of_rank = []
+        for card in naturals_of.get(r, ()):
+            uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+            of_rank.append(uses[card])
         wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
         missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
         wild_like: cp_model.LinearExprT = wilds[r]
         if strict_deck:
             missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
             wild_like = wilds[r] + missing_jokers[r]
-        naturals = sum(u for card, u in uses.items() if card.rank == r) + missing[r]
+        naturals = sum(of_rank) + missing[r]
         cards = naturals + wild_like
         if problem.minimum:
             model.add(cards >= spec.size * count[r])
