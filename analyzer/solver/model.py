@@ -3,6 +3,7 @@ constraints (docs/lay-down.md says what a legal lay-down is)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections import Counter
 from dataclasses import dataclass, field
@@ -231,8 +232,9 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     windows_for_runs = by_window or (problem.runs_by_window and not strict_deck)
     runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
                                         for index, spec in enumerate(problem.run_specs)]
-    windows = [_run_windows(model, problem, spec, how_many)
-               for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
+    heads_and_windows = [_run_windows(model, problem, spec, how_many)
+                         for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
+    windows = [group for _, group in heads_and_windows]
     sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
             for spec, count in problem.set_groups.items()]
 
@@ -241,7 +243,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         if first.spec == second.spec:
             model.add(_run_key(first) <= _run_key(second))
     _same_suit_policy(model, runs, rules.same_suit_runs)
-    _same_suit_policy_windows(model, windows, rules.same_suit_runs)
+    _same_suit_policy_windows(model, tuple(head for head, _ in heads_and_windows), rules.same_suit_runs)
     if rules.distinct_set_ranks:
         for rank in Rank:
             model.add(sum(group.count[rank] for group in sets if rank in group.count) <= 1)
@@ -284,8 +286,23 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         model.add(hand_melded + missing_total == problem.target)
     if problem.meld_at_most is not None:
         model.add(hand_melded <= problem.meld_at_most)
-    model.minimize(_objective(problem, natural_uses, wild_used, missing_total))
+    _minimize(model, _objective(problem, natural_uses, wild_used, missing_total))
     return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
+
+
+def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
+    """``model.minimize(objective)`` for an objective with integer coefficients (all of ours):
+    the same proto, without OR-Tools first walking the whole expression to ask whether it is
+    integer, a walk as costly as flattening it (a quarter of a Shanghai model's building)."""
+    if not isinstance(objective, cp_model.LinearExpr):
+        model.minimize(objective)
+        return
+    flat = cp_model_helper.FlatIntExpr(objective)
+    model.clear_objective()
+    model.proto.objective.vars.extend([var.index for var in flat.vars])
+    model.proto.objective.scaling_factor = 1.0
+    model.proto.objective.offset = flat.offset
+    model.proto.objective.coeffs.extend(flat.coeffs)
 
 
 def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],
@@ -376,39 +393,110 @@ def _window_layout(positions: tuple[int, ...], size: int, longest: int) -> tuple
     return windows, names, {key: tuple(indices) for key, indices in covering.items()}
 
 
-def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int) -> RunWindows:
-    rules, name, size = problem.rules, f"run{spec.size}", spec.size
-    longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
-    windows, window_names, covering_index = _window_layout(problem.positions, size, longest)
-    apart = rules.same_suit_runs.missing_ranks_between
-    top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: the shared ones are cached
+class _WindowHead:
+    """The first part of a group of window-counted runs, the same for every hand: a count per
+    window, their total, and (where the same-suit rule needs them) a presence flag per window."""
+
+    count: dict[Window, cp_model.IntVar]
+    present: dict[Window, cp_model.IntVar]
+    covering_index: dict[tuple[Suit, int], tuple[int, ...]]
+    covering: dict[tuple[Suit, int], cp_model.LinearExprT]  # runs covering (suit, p), made when asked
+    shared: bool = False  # the cached head that a first group copies: its variables are in every such model
+
+    def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
+        key = suit, position
+        if key not in self.covering:
+            counts = list(self.count.values())
+            self.covering[key] = sum(counts[i] for i in self.covering_index[key])
+        return self.covering[key]
+
+
+def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
+                     how_many: int, top: int, flagged: bool) -> _WindowHead:
+    windows, window_names, covering_index = _window_layout(positions, size, longest)
+    name = f"run{size}"
     counts = [model.new_int_var(0, top, f"{name}.count[{w}]") for w in window_names]
-    count = dict(zip(windows, counts))
     model.add(sum(counts) == how_many)
     present = {}
-    if (rules.same_suit_runs == SameSuitRuns.NO_TOUCH or apart is not None) and len(problem.run_specs) > 1:
+    if flagged:
         for w, label, c in zip(windows, window_names, counts):
             present[w] = model.new_bool_var(f"{name}.present[{label}]")
             model.add(c <= top * present[w])
+    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {})
+
+
+@functools.lru_cache(maxsize=256)
+def _window_head_template(positions: tuple[int, ...], size: int, longest: int, how_many: int, top: int,
+                          flagged: bool) -> tuple[cp_model.CpModel, _WindowHead]:
+    """A model holding only a window head, built once per rule set, size and contract. A
+    model's first group of runs copies it in one step and shares its variables (a variable
+    is its index in the model; the head's indices start at 0 in both) and its sums of them:
+    about 45 variables and their total for a typical run of four, hundreds of each for a
+    minimum contract's runs, the costliest part of building a typical model."""
+    template = _CpModel()
+    head = _add_window_head(template, positions, size, longest, how_many, top, flagged)
+    return template, dataclasses.replace(head, shared=True)
+
+
+def _window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
+                 how_many: int, top: int, flagged: bool) -> _WindowHead:
+    """The head, added to ``model``: copied from its template into an empty model (the same
+    variables and constraints in the same order, so the same proto), else built afresh."""
+    if len(model.proto.variables) or len(model.proto.constraints):
+        return _add_window_head(model, positions, size, longest, how_many, top, flagged)
+    template, head = _window_head_template(positions, size, longest, how_many, top, flagged)
+    model.proto.copy_from(template.proto)
+    return head
+
+
+def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
+                 how_many: int) -> tuple[_WindowHead, RunWindows]:
+    rules, name, size = problem.rules, f"run{spec.size}", spec.size
+    longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
+    apart = rules.same_suit_runs.missing_ranks_between
+    top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
+    flagged = ((rules.same_suit_runs == SameSuitRuns.NO_TOUCH or apart is not None)
+               and len(problem.run_specs) > 1)
+    head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
         assert card.suit is not None
         for p in positions_of(card, rules):
             # Each run covering this card's position may hold one copy of it.
             use = model.new_int_var(0, min(how_many, problem.counts[card]), f"{name}.use[{card},{p}]")
-            model.add(use <= sum(counts[i] for i in covering_index[card.suit, p]))
+            model.add(use <= head.runs_covering(card.suit, p))
             uses[card, p] = use
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
-    group = RunWindows(spec, how_many, count, present, uses, wilds)
+    group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds)
     model.add(group.missing() >= 0)
-    return group
+    return head, group
 
 
-def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows], policy: SameSuitRuns) -> None:
-    """The same-suit rule between windows that hold runs (exact contracts)."""
+def _same_suit_policy_windows(model: cp_model.CpModel, heads: tuple[_WindowHead, ...],
+                              policy: SameSuitRuns) -> None:
+    """The same-suit rule between windows that hold runs (exact contracts). It depends on the
+    windows alone: between shared heads, the constraints are appended from a copy made once."""
     if policy == SameSuitRuns.FREE:
         return
+    if heads and all(head.shared for head in heads):
+        model.proto.merge_from(_same_suit_block(heads, policy).proto)  # appends its constraints
+    else:
+        _add_same_suit_policy_windows(model, heads, policy)
+
+
+@functools.lru_cache(maxsize=256)
+def _same_suit_block(heads: tuple[_WindowHead, ...], policy: SameSuitRuns) -> cp_model.CpModel:
+    """The same-suit constraints between shared heads, in a model of their own (no variables:
+    they name the heads' variables, which have the same indices in every model sharing them)."""
+    block = _CpModel()
+    _add_same_suit_policy_windows(block, heads, policy)
+    return block
+
+
+def _add_same_suit_policy_windows(model: cp_model.CpModel, groups: tuple[_WindowHead, ...],
+                                  policy: SameSuitRuns) -> None:
     placed = [(w, group.present[w]) for group in groups for w in group.present]
     if policy == SameSuitRuns.DISTINCT_SUITS:
         for suit in SUITS:
@@ -429,27 +517,57 @@ def _same_suit_policy_windows(model: cp_model.CpModel, groups: list[RunWindows],
                     model.add(a + b <= 1)
 
 
-def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
-              strict_deck: bool) -> RunSlot:
-    rules, positions, name = problem.rules, problem.positions, f"run{index}"
-    longest = min(rules.max_run_length, len(positions)) if problem.minimum else spec.size
+SlotHead = tuple[dict[Suit, cp_model.IntVar], dict[int, cp_model.IntVar], dict[int, cp_model.IntVar],
+                 dict[int, cp_model.LinearExprT]]  # a run slot's suit, start, end and covers
+
+
+def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
+                   minimum: bool, name: str) -> SlotHead:
+    """A run slot's suit and where it lies, the same for every hand."""
     first, last = positions[0], positions[-1]
     suit = {s: model.new_bool_var(f"{name}.suit[{s.value}]") for s in SUITS}
     model.add_exactly_one(suit.values())
-    start = {p: model.new_bool_var(f"{name}.start[{p}]") for p in positions if p + spec.size - 1 <= last}
+    start = {p: model.new_bool_var(f"{name}.start[{p}]") for p in positions if p + size - 1 <= last}
     model.add_exactly_one(start.values())
-    if problem.minimum:
-        end = {p: model.new_bool_var(f"{name}.end[{p}]") for p in positions if p - spec.size + 1 >= first}
+    if minimum:
+        end = {p: model.new_bool_var(f"{name}.end[{p}]") for p in positions if p - size + 1 >= first}
         model.add_exactly_one(end.values())
         start_at = sum(p * v for p, v in start.items())
         end_at = sum(p * v for p, v in end.items())
-        model.add(end_at - start_at + 1 >= spec.size)
+        model.add(end_at - start_at + 1 >= size)
         model.add(end_at - start_at + 1 <= longest)
         covers = {p: sum(v for s, v in start.items() if s <= p) - sum(v for e, v in end.items() if e < p)
                   for p in positions}
     else:
         end = {}
-        covers = {p: sum(v for s, v in start.items() if p - spec.size < s <= p) for p in positions}
+        covers = {p: sum(v for s, v in start.items() if p - size < s <= p) for p in positions}
+    return suit, start, end, covers
+
+
+@functools.lru_cache(maxsize=256)
+def _slot_head_template(positions: tuple[int, ...], size: int, longest: int, minimum: bool,
+                        name: str) -> tuple[cp_model.CpModel, SlotHead]:
+    """A model holding only a slot head, built once per rule set, size and slot (as
+    ``_window_head_template``, for the first run slot of a model)."""
+    template = _CpModel()
+    return template, _add_slot_head(template, positions, size, longest, minimum, name)
+
+
+def _slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
+               minimum: bool, name: str) -> SlotHead:
+    """The head, added to ``model``: copied from its template into an empty model, else built."""
+    if len(model.proto.variables) or len(model.proto.constraints):
+        return _add_slot_head(model, positions, size, longest, minimum, name)
+    template, (suit, start, end, covers) = _slot_head_template(positions, size, longest, minimum, name)
+    model.proto.copy_from(template.proto)
+    return dict(suit), dict(start), dict(end), dict(covers)
+
+
+def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
+              strict_deck: bool) -> RunSlot:
+    rules, positions, name = problem.rules, problem.positions, f"run{index}"
+    longest = min(rules.max_run_length, len(positions)) if problem.minimum else spec.size
+    suit, start, end, covers = _slot_head(model, positions, spec.size, longest, problem.minimum, name)
 
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
@@ -458,10 +576,12 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
             use = model.new_bool_var(f"{name}.use[{card},{p}]")
             model.add_implication(use, suit[card.suit])
             uses[card, p] = use
+    uses_at: dict[int, list[cp_model.IntVar]] = {}
+    for (_, p), use in uses.items():
+        uses_at.setdefault(p, []).append(use)
     for p in positions:
-        at_p = [u for (card, q), u in uses.items() if q == p]
-        if at_p:  # at most one card per position, and only on positions the run covers
-            model.add(sum(at_p) <= covers[p])
+        if p in uses_at:  # at most one card per position, and only on positions the run covers
+            model.add(sum(uses_at[p]) <= covers[p])
 
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest), f"{name}.wilds")
@@ -543,16 +663,19 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     missing: dict[Rank, cp_model.IntVar] = {}
     missing_jokers: dict[Rank, cp_model.IntVar] = {}
     top = 1 if rules.distinct_set_ranks else how_many
+    naturals_of: dict[Rank, list[Card]] = {}  # the hand's naturals by rank, in card order
+    for card in problem.naturals:
+        assert card.rank is not None
+        naturals_of.setdefault(card.rank, []).append(card)
     if problem.counted_by_window:
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
         for r in ranks:
             count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
             of_rank = []
-            for card in problem.naturals:
-                if card.rank == r:
-                    uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
-                    of_rank.append(uses[card])
+            for card in naturals_of.get(r, ()):
+                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+                of_rank.append(uses[card])
             if of_rank:
                 model.add(sum(of_rank) <= spec.size * count[r])
         model.add(sum(count.values()) == how_many)
@@ -562,16 +685,17 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         return group
     for r in ranks:
         count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
-        for card in problem.naturals:
-            if card.rank == r:
-                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+        of_rank = []
+        for card in naturals_of.get(r, ()):
+            uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+            of_rank.append(uses[card])
         wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
         missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
         wild_like: cp_model.LinearExprT = wilds[r]
         if strict_deck:
             missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
             wild_like = wilds[r] + missing_jokers[r]
-        naturals = sum(u for card, u in uses.items() if card.rank == r) + missing[r]
+        naturals = sum(of_rank) + missing[r]
         cards = naturals + wild_like
         if problem.minimum:
             model.add(cards >= spec.size * count[r])

@@ -1,0 +1,172 @@
+"""The CP-SAT model a hand gets, pinned byte for byte.
+
+Simulated play and the shipped puzzle bank depend on which optimum CP-SAT returns, and that
+depends on the model's exact form (variable order, names, coefficients, constraint order) and
+the solver's parameters, not only on what the model means. So speed work on the model builder
+must leave both unchanged: these digests were recorded with the builder of main at c5b0534
+(before the issue 7 rewrite of analyzer/solver/model.py), by running this file as a script
+there (``python -m tests.test_model_identity`` prints the table below), and the rewritten
+builder must give the same digests.
+
+Every preset, every round: typical hands (deal + 1 cards, seeded) and hard hands (deal + 6..10
+cards, 3-6 jokers where the deck has them), each built as the lay-down builds it (relaxed and
+strict deck), as the outs build it (every rank offered), counted before the draw, and with the
+melds holding at most all but two of the hand's cards.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import sys
+
+import pytest
+
+from analyzer.cards import ALL_NATURALS, JOKER, Card
+from analyzer.rules import PRESETS, Rules, preset
+from analyzer.solver.model import build_model, make_problem
+from analyzer.solver.translate import new_solver
+from analyzer.solver.work import deterministic_work
+
+Case = tuple[tuple[Card, ...], int]  # a hand and its round
+
+
+def seeded_cases(rules: Rules, seed: int) -> list[Case]:
+    """Two typical and two hard hands a round, from the largest deck the rule set uses."""
+    rng = random.Random(seed)
+    deck = rules.deck_for(None)
+    cards = list(ALL_NATURALS) * deck.decks + [JOKER] * deck.jokers
+    naturals = list(ALL_NATURALS) * deck.decks
+    cases: list[Case] = []
+    for number, rule in enumerate(rules.rounds, start=1):
+        for _ in range(2):
+            cases.append((tuple(rng.sample(cards, rule.deal + 1)), number))
+        for _ in range(2):
+            jokers = rng.randint(min(3, deck.jokers), min(6, deck.jokers))
+            size = rule.deal + rng.randint(6, 10)
+            cases.append((tuple(rng.sample(naturals, size - jokers)) + (JOKER,) * jokers, number))
+    return cases
+
+
+# variant -> (before_draw, meld_at_most given as "all but two", strict_deck, all_ranks)
+VARIANTS = {
+    "relaxed": (False, False, False, False),
+    "strict": (False, False, True, False),
+    "all-ranks": (False, False, False, True),
+    "before-draw": (True, False, False, False),
+    "at-most": (False, True, False, False),
+    "at-most-strict": (False, True, True, False),
+}
+
+
+def model_digest(rules: Rules, variant: str, seed: int = 7) -> str:
+    """One digest over the text form of every seeded hand's model (the text form shows every
+    field of the CpModelProto: variables with names and domains, constraints, objective)."""
+    before_draw, at_most, strict_deck, all_ranks = VARIANTS[variant]
+    digest = hashlib.sha256()
+    for hand, number in seeded_cases(rules, seed):
+        problem = make_problem(hand, rules, number, rules.deck_for(None), before_draw=before_draw,
+                               meld_at_most=len(hand) - 2 if at_most else None)
+        built = build_model(problem, strict_deck, all_ranks)
+        # The outs and near_best add constraints on the model's total of missing cards: its
+        # expression's form shows in theirs.
+        built.model.add(built.missing_total <= 1)
+        digest.update(str(built.model.proto).encode())
+    return digest.hexdigest()[:16]
+
+
+def parameters_digest() -> str:
+    digest = hashlib.sha256(str(new_solver(3.5).parameters).encode())
+    with deterministic_work(2.0):
+        digest.update(str(new_solver(3.5).parameters).encode())
+    return digest.hexdigest()[:16]
+
+
+RECORDED: dict[tuple[str, str], str] = {
+    ("progressive", "relaxed"): "0027a094a8d45de8",
+    ("progressive", "strict"): "de32e31407aeef11",
+    ("progressive", "all-ranks"): "b143f95010b85373",
+    ("progressive", "before-draw"): "0027a094a8d45de8",
+    ("progressive", "at-most"): "146768d868c4f73e",
+    ("progressive", "at-most-strict"): "e692013198d5cfda",
+    ("ill-buy-it", "relaxed"): "e36132bcd7fd7690",
+    ("ill-buy-it", "strict"): "b01b7f16b9d4c621",
+    ("ill-buy-it", "all-ranks"): "4202d62c7471befe",
+    ("ill-buy-it", "before-draw"): "02e5ff71abaedeb5",
+    ("ill-buy-it", "at-most"): "5027d8f83aafa290",
+    ("ill-buy-it", "at-most-strict"): "686ccc3522ddf9c9",
+    ("contract", "relaxed"): "9e64dfa2d371cc24",
+    ("contract", "strict"): "1b062b6fd16bedb7",
+    ("contract", "all-ranks"): "d2d1e1982abcabd9",
+    ("contract", "before-draw"): "9e64dfa2d371cc24",
+    ("contract", "at-most"): "74fd9745252c54e3",
+    ("contract", "at-most-strict"): "ac5bafeab34463d9",
+    ("pagat", "relaxed"): "475de3dc20dc2882",
+    ("pagat", "strict"): "dbe3e50b768e3c68",
+    ("pagat", "all-ranks"): "8711f9954be91798",
+    ("pagat", "before-draw"): "a1ffc2758297e237",
+    ("pagat", "at-most"): "a93bcc6c61bcd7ba",
+    ("pagat", "at-most-strict"): "7318d3a8eccffa4c",
+    ("may-i", "relaxed"): "36339e8f781ae80d",
+    ("may-i", "strict"): "72831817ac59d3e3",
+    ("may-i", "all-ranks"): "a6bffc7a40168cdc",
+    ("may-i", "before-draw"): "36339e8f781ae80d",
+    ("may-i", "at-most"): "3fb53e1d3c30e1d4",
+    ("may-i", "at-most-strict"): "0f7e9582b2363d83",
+    ("shanghai", "relaxed"): "4b3a92e475734563",
+    ("shanghai", "strict"): "5268b316359f703f",
+    ("shanghai", "all-ranks"): "e466ff7f3f0d96b1",
+    ("shanghai", "before-draw"): "a5bd57d28f03f3f6",
+    ("shanghai", "at-most"): "f74a8cb232c9b41b",
+    ("shanghai", "at-most-strict"): "98cdfbaac520051a",
+    ("shanghai-powe", "relaxed"): "39fdacd44f102917",
+    ("shanghai-powe", "strict"): "37440ee1488308f2",
+    ("shanghai-powe", "all-ranks"): "830d6a59ac6db4ec",
+    ("shanghai-powe", "before-draw"): "39fdacd44f102917",
+    ("shanghai-powe", "at-most"): "c67dbc27ff9a4b66",
+    ("shanghai-powe", "at-most-strict"): "99cea643683010cb",
+    ("kolsov", "relaxed"): "4f4d17847c60bea3",
+    ("kolsov", "strict"): "16bec586c14dfa08",
+    ("kolsov", "all-ranks"): "04b91a5dc3e05cc7",
+    ("kolsov", "before-draw"): "0cc83df9dc2a1c2f",
+    ("kolsov", "at-most"): "476716b76c7f7f05",
+    ("kolsov", "at-most-strict"): "6f95b4b495200ea6",
+    ("eveleigh", "relaxed"): "345813193935e742",
+    ("eveleigh", "strict"): "6b84d2102a9eb6a4",
+    ("eveleigh", "all-ranks"): "3b9baaa518862ef2",
+    ("eveleigh", "before-draw"): "345813193935e742",
+    ("eveleigh", "at-most"): "dcd5cc41318597ea",
+    ("eveleigh", "at-most-strict"): "25c2974b9404aab4",
+}
+RECORDED_PARAMETERS = "859629cb616affe9"
+
+
+@pytest.mark.parametrize("name, variant", sorted(RECORDED))
+def test_model_is_byte_identical_to_the_recorded_one(name: str, variant: str) -> None:
+    assert model_digest(preset(name), variant) == RECORDED[name, variant]
+
+
+def test_every_preset_and_variant_is_pinned() -> None:
+    assert set(RECORDED) == {(name, variant) for name in PRESETS for variant in VARIANTS}
+
+
+def test_solver_parameters_are_the_recorded_ones() -> None:
+    assert parameters_digest() == RECORDED_PARAMETERS
+
+
+def test_digest_sees_a_one_coefficient_change() -> None:
+    """The digest is no identity: one more constraint on one hand changes it."""
+    rules = preset("progressive")
+    hand, number = seeded_cases(rules, 7)[0]
+    built = build_model(make_problem(hand, rules, number, rules.deck_for(None)), False)
+    before = hashlib.sha256(str(built.model.proto).encode()).hexdigest()
+    built.model.add(built.missing_total <= 99)
+    assert hashlib.sha256(str(built.model.proto).encode()).hexdigest() != before
+
+
+if __name__ == "__main__":  # print the table above, from whatever builder is installed here
+    for name in PRESETS:
+        for variant in VARIANTS:
+            print(f'    ("{name}", "{variant}"): "{model_digest(preset(name), variant)}",')
+    print(f'RECORDED_PARAMETERS = "{parameters_digest()}"')
+    sys.exit(0)
