@@ -23,9 +23,20 @@ from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, Rules, preset
-from analyzer.solver.model import make_problem
+from ortools.sat.python import cp_model
+
+from analyzer.solver.model import Problem, build_model, make_problem
 from analyzer.solver.lay_down import solve_lay_down
-from analyzer.solver.outs import KnownArrangements, MissingBound, _read_outs, _swapped_outs, find_outs
+from analyzer.solver.outs import (
+    KnownArrangements,
+    MissingBound,
+    _neighbour_outs,
+    _placed_sets,
+    _read_outs,
+    _swapped_outs,
+    find_outs,
+)
+from analyzer.solver.translate import DeckTooSmall, new_solver, skeleton, translate_solution, wilds_used
 from tests.reference import reference_best, reference_cards_away
 from tests.strategies import deck_cards, hands, near_contract
 
@@ -212,6 +223,64 @@ def test_outs_read_off_a_best_arrangement_bring_the_hand_closer(
     for card in read:
         closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
         assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+
+
+def walked_outs(problem: Problem, cards_away: int) -> set[Card] | None:
+    """The outs the neighbourhood walk names from a best arrangement the window-counted model
+    finds, as the gap-site search does; None when the deck cannot supply that arrangement."""
+    built = build_model(problem, strict_deck=False)
+    built.model.add(built.missing_total == cards_away)
+    built.model.clear_objective()
+    solver = new_solver(30.0)
+    assert solver.solve(built.model) in (cp_model.OPTIMAL, cp_model.FEASIBLE)
+    try:
+        translate_solution(problem, built, solver, True, False)
+    except DeckTooSmall:
+        return None
+    runs, sets = skeleton(built, solver)
+    return _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
+
+
+@pytest.mark.parametrize("rules_name, round_number", WINDOW_ROUNDS)
+@settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
+@given(data=st.data())
+def test_the_neighbourhood_walk_names_only_outs(
+    rules_name: str, round_number: int, data: st.DataObject
+) -> None:
+    """The best arrangements one move from one the window-counted model finds (a run to another
+    window, a set to another rank; under a minimum contract, a rank's sets together, with the
+    places the model gives them, which may be more than the contract's size) name only outs:
+    each, added to the hand, brings it closer, re-solved from scratch. In go-out rounds the hand
+    is before the draw, as a discard table's row."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    deck = rules.deck_for(4)
+    before_draw = rules.round(round_number).go_out
+    hand = data.draw(near_contract([rules], [round_number], [Suit.HEARTS, Suit.SPADES], need + 1,
+                                   within_largest_deck=True))[2]
+    hand = hand[:need - 1 if before_draw else need]
+    lay_down = solve_lay_down(hand, rules, round_number, deck, 30.0, before_draw=before_draw)
+    if not lay_down.cards_away:
+        return
+    walked = walked_outs(make_problem(hand, rules, round_number, deck, before_draw), lay_down.cards_away)
+    for card in walked or ():
+        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
+        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+
+
+def test_the_walk_names_outs_of_a_go_out_row() -> None:
+    """ill-buy-it round 8 (three sets and a run, going out, so melds may grow), a row of the
+    discard table (the model's arrangement there holds a set of 3s grown to four places): the
+    walk from the model's arrangement names outs the arrangement does not miss, and all of them
+    are outs of the row."""
+    rules = preset("ill-buy-it")
+    deck = rules.deck_for(4)
+    row = parse_cards("7D 3S 2S 3H 5S KC KH 5H 2H 7C JS JK 3C")
+    problem = make_problem(row, rules, 8, deck, before_draw=True)
+    lay_down, outs = find_outs(row, rules, 8, deck, 30.0, before_draw=True)
+    assert lay_down.cards_away
+    walked = walked_outs(problem, lay_down.cards_away)
+    assert walked and walked <= outs and not walked <= set(lay_down.missing)
 
 
 def test_one_swap_names_outs_the_best_arrangement_does_not_hold() -> None:

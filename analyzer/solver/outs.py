@@ -192,11 +192,28 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         for cards in found:
             outs.update(cards)
         # Best arrangements often come in families (the same run one window over, the same set
-        # of another rank): walk them in Python before asking CP-SAT again. (Exact sizes only:
-        # the walk counts a meld's places by its contract size.)
-        if problem.counted_by_window:
-            outs |= _neighbour_outs(problem, *skeleton(built, solver), wilds_used(built, solver))
+        # of another rank): walk them in Python before asking CP-SAT again.
+        runs, sets = skeleton(built, solver)
+        outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs
+
+
+def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton]) -> list[_Set]:
+    """The sets of a window-counted solution for the neighbourhood walk, each with its places.
+    With exact sizes, each set on its own at its contract size. Under a minimum contract the
+    model counts only the places of all the sets of one rank together (their naturals, wild
+    cards and missing cards), so those sets go as one block of that many places: moved to
+    another rank together, as they are, they stay as legal and as long."""
+    placed: list[_Set] = []
+    # ``skeleton`` lists them group by group, rank by rank: the groups they come from, in turn.
+    groups = [group for group in built.sets for count in group.count.values() if solver.value(count)]
+    for group, (spec, rank, how_many, naturals) in zip(groups, sets, strict=True):
+        if group.pooled_wilds is not None:
+            placed += [(rank, spec.size, tuple(naturals[i::how_many])) for i in range(how_many)]
+        else:
+            places = len(naturals) + solver.value(group.wilds[rank]) + solver.value(group.missing[rank])
+            placed.append((rank, places, tuple(naturals)))
+    return placed
 
 
 def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
@@ -501,23 +518,21 @@ class MissingBound:
 
 # ---- outs: best arrangements next to a known one -----------------------------------------------
 
-# An arrangement for the neighbourhood walk: runs as ``RunShape``, sets as (rank, size, naturals),
-# each set on its own.
+# An arrangement for the neighbourhood walk: runs as ``RunShape``, sets as (rank, places,
+# naturals), each set on its own, or under a minimum contract the sets of one rank as one block.
 _Set = tuple[Rank, int, tuple[Card, ...]]
 _NEIGHBOURHOOD_DEPTH = 1  # moves away from the arrangement CP-SAT found; it finds whatever lies beyond
 
 
-def _neighbour_outs(problem: Problem, runs: list[RunSkeleton], sets: list[SetSkeleton],
+def _neighbour_outs(problem: Problem, runs: list[RunSkeleton], start_sets: list[_Set],
                     hand_wilds: list[Card]) -> set[Card]:
     """Outs shown by best arrangements reachable from this one by moving one meld at a time:
-    a run to another window, a set to another rank, keeping as many of the hand's naturals.
-    Each arrangement visited must pass the same-suit rule and the deck (``_missing_cards``)."""
+    a run to another window, a set (``_placed_sets``) to another rank, keeping its places and
+    as many of the hand's naturals, so that the melds hold as many cards (in a go-out round,
+    the melds' size) with as many missing. Each arrangement visited must pass the same-suit
+    rule and the deck (``_missing_cards``)."""
     start_runs = tuple(sorted((suit, positions[0], len(positions), tuple(sorted(naturals.items())))
                               for suit, positions, naturals in runs))
-    start_sets: list[_Set] = []
-    for spec, rank, how_many, naturals in sets:
-        for i in range(how_many):
-            start_sets.append((rank, spec.size, tuple(naturals[i::how_many])))
     hand = Counter(c for c in problem.hand if c in problem.naturals) - Counter(hand_wilds)
     layer = [(start_runs, tuple(sorted(start_sets)))]
     seen = set(layer)
