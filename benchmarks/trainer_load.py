@@ -140,13 +140,13 @@ class Server:
     port: int
     log: Path
 
-    def cpu_seconds(self) -> float | None:
+    def cpu_seconds(self) -> tuple[float, float] | None:
         """The server process's CPU time so far, user and system (Linux; None elsewhere)."""
         try:
             fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             return None
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return int(fields[11]) / os.sysconf("SC_CLK_TCK"), int(fields[12]) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         """Ctrl-C, as a person stops rummy-trainer (so a profile is written), then harder."""
@@ -310,6 +310,7 @@ class Phase:
     seconds: float = 0.0
     load_average: tuple[float, float, float] = (0.0, 0.0, 0.0)
     server_cpu: float | None = None  # the server's CPU seconds during the phase
+    server_system: float | None = None  # of which in the kernel (system time: sockets, polling, the disk)
 
 
 class Run:
@@ -565,6 +566,7 @@ class Report:
     database_url: str
     submitted: Mapping[tuple[str, str], Submitted]
     threads: int | None
+    server_log: Counter[str] = field(default_factory=Counter)  # what the server said, line by kind
 
     @property
     def failures(self) -> list[str]:
@@ -602,12 +604,21 @@ def benchmark(*, clients: int, seconds: float, think: float, database_url: str |
             run_clients(run_phase(run, phase, clients, seconds, seed + number))
             cpu_after = server.cpu_seconds()
             if cpu_before is not None and cpu_after is not None:
-                phase.server_cpu = cpu_after - cpu_before
+                phase.server_cpu = sum(cpu_after) - sum(cpu_before)
+                phase.server_system = cpu_after[1] - cpu_before[1]
             done.append(phase)
     finally:
         server.stop()
     consistency = check_database(url, run.submitted, {pid: float(p.rating) for pid, p in puzzles.items()})
-    return Report(tuple(done), consistency, url, run.submitted, threads)
+    return Report(tuple(done), consistency, url, run.submitted, threads, server_log(server.log))
+
+
+def server_log(log: Path) -> Counter[str]:
+    """The server's stderr, counted by the kind of line (numbers left out): waitress's warnings
+    ("Task queue depth is 7"; "total open connections reached the connection limit", after
+    which it stops accepting until one closes) say where the server, not the code, was the limit."""
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    return Counter(re.sub(r"\d+", "N", line.strip()) for line in lines if line.strip())
 
 
 def describe(report: Report, clients: int) -> list[str]:
@@ -633,7 +644,7 @@ def describe(report: Report, clients: int) -> list[str]:
                 for kind in ("puzzle page", "answer") if phase.times[kind]}
         cpu = ("" if phase.server_cpu is None else
                f"server CPU {phase.server_cpu / total * 1000:.1f} ms a request ({phase.server_cpu / phase.seconds:.2f} "
-               f"cores); ")
+               f"cores, {(phase.server_system or 0) / total * 1000:.1f} ms of it in the kernel); ")
         lines.append(f"  all requests: {total / phase.seconds:.1f} req/s; {cpu}goal p99 <= {GOAL_P99 * 1000:g} ms: "
                      + ", ".join(f"{kind} {'met' if met else 'MISSED'}" for kind, met in goal.items()))
     check = report.consistency
@@ -677,6 +688,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"the trainer (rummy-trainer: waitress, {args.threads or 'default'} threads) on loopback, "
           f"{os.cpu_count()} cores; reference: {REFERENCE} from the same server in the same loop")
     print("\n".join(describe(report, args.clients)))
+    said = "; ".join(f"{line!r} x{count}" for line, count in report.server_log.most_common(5))
+    print(f"the server's log: {said or 'nothing'}")
     return 0 if report.consistency.ok and not report.failures else 1
 
 

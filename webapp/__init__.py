@@ -67,7 +67,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import accounts, analysis, api, cookie, db, errors, home, questions, reports, safety, train
+    from webapp import accounts, analysis, api, cookie, db, errors, home, puzzle_parts, questions, reports, safety, train
 
     app.session_interface = cookie.SessionInterface()
     db.init_app(app)
@@ -75,6 +75,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     errors.init_app(app)
     questions.init_app(app)
     analysis.init_app(app)
+    puzzle_parts.init_app(app)
     reports.init_app(app)
     app.register_blueprint(home.blueprint)
     app.register_blueprint(analysis.blueprint)

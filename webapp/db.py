@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import deque
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import date, datetime
@@ -193,13 +194,44 @@ def make_engine(url: str) -> Engine:
 def init_app(app: Flask) -> None:
     engine = make_engine(app.config["DATABASE_URL"])
     app.extensions["db"] = sessionmaker(engine, expire_on_commit=False)
-    # SQLite: this process's writers take turns on a lock before BEGIN IMMEDIATE. Without it they
-    # all wait in SQLite's busy handler, which polls at growing intervals (up to 100 ms) and in no
-    # order: under load a writer could sleep through many turns. Other processes on the same file
-    # still meet the busy timeout. PostgreSQL's row locks queue writers already.
-    app.extensions["db_writer_turn"] = threading.Lock() if engine.dialect.name == "sqlite" else None
+    # SQLite: this process's writers take turns before BEGIN IMMEDIATE, in the order they came.
+    # Without it they all wait in SQLite's busy handler, which polls at growing intervals (up to
+    # 100 ms) and in no order: under load a writer could sleep through many turns. Other
+    # processes on the same file still meet the busy timeout. PostgreSQL's row locks queue
+    # writers already.
+    app.extensions["db_writer_turn"] = WriterTurns() if engine.dialect.name == "sqlite" else None
     app.teardown_appcontext(_close_session)
     app.cli.add_command(init_db_command)
+
+
+class WriterTurns:
+    """A lock taken in the order it was asked for. ``threading.Lock`` promises no order: a writer
+    that has just let it go, or one that happens to be running, can take it again ahead of one
+    that has waited, so under a steady stream of answers one request could wait for seconds.
+    Here each waiter queues, and the writer leaving hands the turn to the first in the queue."""
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._queue: deque[threading.Lock] = deque()
+        self._taken = False
+
+    def __enter__(self) -> WriterTurns:
+        with self._guard:
+            if not self._taken:
+                self._taken = True
+                return self
+            turn = threading.Lock()
+            turn.acquire()
+            self._queue.append(turn)
+        turn.acquire()  # released by the writer before us, who passed the turn on (still taken)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        with self._guard:
+            if self._queue:
+                self._queue.popleft().release()
+            else:
+                self._taken = False
 
 
 def engine() -> Engine:
@@ -239,7 +271,7 @@ def write_transaction() -> Iterator[Session]:
 
 def _writer_turn() -> AbstractContextManager[Any]:
     """This process's turn to write (SQLite), held until the write transaction has ended."""
-    turn: threading.Lock | None = current_app.extensions.get("db_writer_turn")
+    turn: WriterTurns | None = current_app.extensions.get("db_writer_turn")
     return turn if turn is not None else nullcontext()
 
 

@@ -30,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     upgrade(app.config["DATABASE_URL"])
     with app.app_context():
         bank()  # loaded now (a second or two), not while the first player waits for a puzzle
+        for name in app.jinja_env.list_templates(filter_func=lambda name: name.endswith(".html")):
+            app.jinja_env.get_template(name)  # compiled now too, not on the first requests
     try:  # listening before the address is printed: once it is, the trainer answers
         server = waitress.server.create_server(app, host=args.host, port=args.port, threads=args.threads,
                                                ident="rummy-trainer")

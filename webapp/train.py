@@ -17,27 +17,26 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date
 from typing import Any
-from urllib.parse import urlencode
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
-from sqlalchemy import func, select
+from sqlalchemy import Exists, exists, func, select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
-from analyzer import PRESETS, Card, preset
+from analyzer import PRESETS, Card
 from puzzles.model import KINDS, Puzzle
-from webapp.answers import AnswerError, Scored, contract_rows, score
+from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
 from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle
 from webapp.players import current_player, display_name, player_id_in_cookie
+from webapp.puzzle_parts import position_view
 from webapp.puzzle_ratings import puzzle_ratings
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
 
 blueprint = Blueprint("train", __name__)
 
-KIND_QUESTIONS = {"lay-down": "Can you lay down?", "discard": "Which discard?", "buy": "Should you buy?"}
 DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
 MAX_REASON = 500  # characters in a report's reason
 BLOCKING_STATES = ("open", "blocked")
@@ -132,32 +131,47 @@ def _choices() -> dict[str, Any]:
 # ---- one puzzle -------------------------------------------------------------------------------------
 
 
-def _served(db: Session, puzzle_id: str) -> Puzzle:
+def _served(db: Session, puzzle_id: str, player: Player) -> tuple[Puzzle, bool]:
+    """The puzzle to show (a 404 when there is none or it is blocked) and whether the player has
+    tried it before, in one statement."""
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
         abort(404, f"there is no puzzle {puzzle_id[:20]!r}")
-    if puzzle_id in blocked_ids(db):
+    blocked, tried = db.execute(select(_blocked(puzzle_id), _tried(player, puzzle_id))).one()
+    if blocked:
         abort(404, "this puzzle was reported as wrong and is waiting for review")
-    return puzzle
+    return puzzle, bool(tried)
+
+
+def _blocked(puzzle_id: str) -> Exists:
+    """Whether a puzzle is blocked now: asked on every request, see ``blocked_ids``."""
+    return exists().where(Report.puzzle_id == puzzle_id, Report.state.in_(BLOCKING_STATES))
+
+
+def _tried(player: Player, puzzle_id: str) -> Exists:
+    return exists().where(Attempt.player_id == player.id, Attempt.puzzle_id == puzzle_id)
 
 
 @blueprint.get("/puzzles/<puzzle_id>")
 def puzzle(puzzle_id: str) -> tuple[str, int]:
     with player_transaction() as (db, player):
-        puzzle = _served(db, puzzle_id)
-        context = _puzzle_context(db, player, puzzle)
+        puzzle, tried = _served(db, puzzle_id, player)
+        context = _puzzle_context(db, player, puzzle, tried=tried)
     return render_template("train/puzzle.html", **context), 200
 
 
-def _puzzle_context(db: Session, player: Player, puzzle: Puzzle, errors: str | None = None) -> dict[str, Any]:
-    attempts = db.scalar(select(func.count()).select_from(Attempt).where(
-        Attempt.player_id == player.id, Attempt.puzzle_id == puzzle.id)) or 0
+def _puzzle_context(db: Session, player: Player, puzzle: Puzzle, errors: str | None = None, *,
+                    tried: bool | None = None) -> dict[str, Any]:
+    """What a puzzle's page shows the player; ``tried``: whether they have answered it before
+    (asked here when not known)."""
+    if tried is None:
+        tried = bool(db.scalar(select(_tried(player, puzzle.id))))
     day = today()
     return {
         "player": player,
         "puzzle": puzzle,
         "view": position_view(puzzle),
-        "replay": attempts > 0,
+        "replay": tried,
         "daily": _daily_id(day) == puzzle.id,
         "day": day,
         "token": issue_token(player.public_id, puzzle.id),
@@ -170,40 +184,6 @@ def _puzzle_context(db: Session, player: Player, puzzle: Puzzle, errors: str | N
 def _next_query(values: Mapping[str, str]) -> dict[str, str]:
     """The practice filters a puzzle page carries along to its "next puzzle" link."""
     return {name: values[name] for name in ("kind", "theme", "difficulty") if values.get(name)}
-
-
-def position_view(puzzle: Puzzle) -> dict[str, Any]:
-    """What the page shows of the position besides the hand."""
-    rules = preset(puzzle.rules)
-    rule = rules.round(puzzle.round)
-    table = [{"seat": seat, "melds": [meld.to_dict() for meld in melds], "mine": seat == puzzle.seat}
-             for seat, melds in enumerate(puzzle.table) if melds]
-    return {
-        "question": KIND_QUESTIONS[puzzle.kind],
-        "contract": rule.describe_contract(),
-        "rows": contract_rows(puzzle),
-        "rounds": len(rules.rounds),
-        "go_out": rule.go_out,
-        "hand": [card.token for card in puzzle.hand],
-        "wild": sorted({card.token for card in puzzle.hand if rules.is_wild(card)}),  # the builder asks what they stand for
-        "discard_pile": [card.token for card in puzzle.discard_pile],
-        "top_discard": puzzle.discard_pile[-1].token if puzzle.discard_pile else None,
-        "table": table,
-        "analysis_url": analysis_url(puzzle),
-    }
-
-
-def analysis_url(puzzle: Puzzle) -> str:
-    """The analysis page with this puzzle's position: the solver's full answer, to explore."""
-    fields = {"hand": " ".join(card.token for card in puzzle.hand), "rules": puzzle.rules,
-              "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment}
-    if puzzle.seen:
-        fields["seen"] = " ".join(card.token for card in puzzle.seen)
-    if puzzle.kind == "buy" and puzzle.offered is not None:
-        fields["buy"] = puzzle.offered.token
-    if puzzle.kind == "discard":
-        fields["discards"] = "on"
-    return url_for("analysis.page") + "?" + urlencode(fields)
 
 
 @blueprint.post("/puzzles/<puzzle_id>/answer")
@@ -225,7 +205,7 @@ def answer(puzzle_id: str) -> tuple[str, int]:
             token = read_token(request.form.get("token", ""), player.public_id, puzzle.id)
         except TokenError as error:
             abort(400, str(error))
-        if puzzle.id in blocked_ids(db):
+        if db.scalar(select(_blocked(puzzle.id))):
             abort(400, "this puzzle was reported as wrong and is waiting for review")
         recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day)
         solved_today = _solved_count(db, day) if daily_day else None

@@ -2,10 +2,12 @@
 /practice chooses from (webapp/puzzle_ratings.py: this process's answers seen at once, another
 process's within ``TRAINER_RATINGS_MAX_AGE``, a reported puzzle never served from a copy); a
 page reads its player once, header included; a first visit's player is made in a write
-transaction (SQLite: in its turn among the writers)."""
+transaction (SQLite: in its turn among the writers); a puzzle's own parts of its pages are drawn
+once and kept (webapp/puzzle_parts.py), never carrying one player's tokens or form to another."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from pathlib import Path
@@ -16,7 +18,7 @@ from flask import Flask
 from sqlalchemy import event, select, update
 
 from tests.webapp.conftest import make_app
-from tests.webapp.test_trainer import BUY, DISCARD, answer, form_of, wrong_discard
+from tests.webapp.test_trainer import BUY, DISCARD, LAY_DOWN, answer, form_of, wrong_discard
 from webapp.db import PuzzleRating, Report, engine, session, transaction
 from webapp.puzzle_ratings import puzzle_ratings
 
@@ -125,3 +127,42 @@ def test_a_first_visit_makes_its_player_in_a_write_transaction(tmp_path: Path) -
         began = [index for index, statement in enumerate(statements[:inserted]) if statement.startswith("BEGIN")]
         assert statements[began[-1]] == "BEGIN IMMEDIATE", (path, statements)
         assert players_read(app, client, "GET", path)[1] == 1  # known from now on: no write, one read
+
+
+# ---- a puzzle's kept parts ----------------------------------------------------------------------------
+
+
+def without_tokens(html: str) -> str:
+    """A page with its per-session and one-time values blanked (the parts a player owns)."""
+    return re.sub(r'(name="(?:csrf_token|token)" value="|name="csrf-token" content=")[^"]+"', r'\1"', html)
+
+
+@pytest.mark.parametrize("puzzle", [LAY_DOWN, DISCARD, BUY], ids=lambda puzzle: puzzle.kind)
+def test_kept_parts_are_the_puzzles_alone(tmp_path: Path, puzzle: Any) -> None:
+    """The second player's page and result come from the parts the first player's drew: they must
+    carry the second player's own tokens, and be the same page as the first's but for them."""
+    app = make_app(tmp_path)
+    first, second = app.test_client(), app.test_client()
+    pages = [client.get(f"/puzzles/{puzzle.id}").text for client in (first, second)]
+    tokens = [form_of(client, f"/puzzles/{puzzle.id}") for client in (first, second)]
+    assert tokens[0]["csrf_token"] != tokens[1]["csrf_token"]
+    assert tokens[0]["csrf_token"] not in pages[1] and tokens[1]["csrf_token"] in pages[1]
+    assert without_tokens(pages[0]) == without_tokens(pages[1])
+    assert pages[0].count('class="card ') >= len(puzzle.hand)  # the hand was drawn, not left out
+    given = {"card": wrong_discard(puzzle)} if puzzle.kind == "discard" else (
+        {"choice": "buy"} if puzzle.kind == "buy" else {"cannot": "1"})
+    results = [answer(client, puzzle, fields, **given) for client, fields in zip((first, second), tokens)]
+    assert [result.status_code for result in results] == [200, 200]
+    solutions = [re.search(r'<section class="solution">.*?</section>', result.text, re.S) for result in results]
+    assert solutions[0] and solutions[1] and solutions[0].group() == solutions[1].group()
+
+
+def test_a_refused_answer_shows_what_was_typed_though_the_form_is_kept(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    client = app.test_client()
+    fields = form_of(client, f"/puzzles/{LAY_DOWN.id}")  # the empty form's part is kept now
+    typed = LAY_DOWN.hand[0].token + " 7X"
+    refused = answer(client, LAY_DOWN, fields, **{"meld-0": typed})
+    assert refused.status_code == 400
+    assert f'value="{typed}"' in refused.text
+    assert f'value="{typed}"' not in client.get(f"/puzzles/{LAY_DOWN.id}").text  # and kept out of the part

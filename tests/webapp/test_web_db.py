@@ -3,6 +3,8 @@ timeout) and on PostgreSQL; one transaction per change."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy import select, text
 
 from tests.webapp.conftest import make_app
-from webapp.db import Base, Player, engine, session, transaction, upgrade
+from webapp.db import Base, Player, WriterTurns, engine, session, transaction, upgrade
 
 
 def test_the_migrations_build_exactly_the_models(tmp_path: Path, database_url: str) -> None:
@@ -58,3 +60,37 @@ def test_the_default_database_lives_in_the_instance_folder(tmp_path: Path, monke
     monkeypatch.setenv("RUMMY_INSTANCE_PATH", str(tmp_path / "instance"))
     app = create_app({"TESTING": True})
     assert app.config["DATABASE_URL"] == f"sqlite:///{tmp_path / 'instance' / 'rummy.sqlite3'}"
+
+
+def _queued(turns: WriterTurns, waiting: int) -> None:
+    deadline = time.monotonic() + 10
+    while len(turns._queue) < waiting:  # noqa: SLF001 (the test waits until a thread has queued)
+        assert time.monotonic() < deadline, "a writer never queued"
+        time.sleep(0.001)
+
+
+def test_writers_take_their_turns_in_the_order_they_asked() -> None:
+    """The SQLite writers' turn (webapp.db.WriterTurns) goes to whoever asked first: a writer that
+    lets it go and asks again at once, as a busy thread does, queues behind those already waiting
+    (threading.Lock lets it barge in ahead of them, again and again)."""
+    turns = WriterTurns()
+    order: list[str] = []
+
+    def writer(name: str) -> None:
+        with turns:
+            order.append(name)
+
+    turns.__enter__()
+    waiting = []
+    for number, name in enumerate("BCD", start=1):
+        waiting.append(threading.Thread(target=writer, args=(name,)))
+        waiting[-1].start()
+        _queued(turns, number)
+    turns.__exit__(None, None, None)
+    with turns:  # straight back: after B, C and D
+        order.append("A again")
+    for thread in waiting:
+        thread.join(10)
+    assert order == ["B", "C", "D", "A again"]
+    with turns:  # and free once everyone is done
+        pass

@@ -1,0 +1,96 @@
+"""What a puzzle's pages show of the puzzle itself, worked out and drawn once per process.
+
+A puzzle in the bank never changes: its position, its answer form's cards and its solution are
+the same for every player on every visit. Only the player's parts differ (the CSRF and one-time
+tokens, the replay and daily badges, what a refused form had filled in). So ``position_view``
+and the HTML of those parts (``puzzle_part``) are kept, keyed by the bank and the puzzle's id:
+a puzzle page or an answer draws its hundred-odd cards once, not on every request. The most
+recently used are kept (``PARTS_KEPT``): drawing a part costs about 0.15 ms, and the whole
+bank's parts would take some 45 MB a process.
+
+The kept HTML is what the template gives with only the puzzle in its context, so a template
+given here must read nothing of the request or the player (the page's own template renders
+those parts around it).
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import render_template, request, url_for
+from markupsafe import Markup
+
+from analyzer import preset
+from puzzles.model import Puzzle
+from webapp.answers import contract_rows
+from webapp.bank import bank
+
+KIND_QUESTIONS = {"lay-down": "Can you lay down?", "discard": "Which discard?", "buy": "Should you buy?"}
+
+VIEWS_KEPT = 2048  # position views (small dicts)
+PARTS_KEPT = 1536  # pieces of HTML: about three a puzzle, 5 KB each
+
+
+def position_view(puzzle: Puzzle) -> dict[str, Any]:
+    """What the page shows of the position besides the hand: shared by every request for this
+    puzzle, so never changed by a caller."""
+    return _kept_view(id(bank()), puzzle.id, request.script_root)
+
+
+@functools.lru_cache(maxsize=VIEWS_KEPT)
+def _kept_view(bank_id: int, puzzle_id: str, script_root: str) -> dict[str, Any]:
+    # Keyed by the bank (apps in one process, as in tests, may serve different banks whose
+    # puzzles share ids; a bank is kept for the process's life, so its id is never reused)
+    # and the app's root, which analysis_url's address starts with.
+    return _position_view(bank().by_id[puzzle_id])
+
+
+def _position_view(puzzle: Puzzle) -> dict[str, Any]:
+    rules = preset(puzzle.rules)
+    rule = rules.round(puzzle.round)
+    table = [{"seat": seat, "melds": [meld.to_dict() for meld in melds], "mine": seat == puzzle.seat}
+             for seat, melds in enumerate(puzzle.table) if melds]
+    return {
+        "question": KIND_QUESTIONS[puzzle.kind],
+        "contract": rule.describe_contract(),
+        "rows": contract_rows(puzzle),
+        "rounds": len(rules.rounds),
+        "go_out": rule.go_out,
+        "hand": [card.token for card in puzzle.hand],
+        "wild": sorted({card.token for card in puzzle.hand if rules.is_wild(card)}),  # the builder asks what they stand for
+        "discard_pile": [card.token for card in puzzle.discard_pile],
+        "top_discard": puzzle.discard_pile[-1].token if puzzle.discard_pile else None,
+        "table": table,
+        "analysis_url": analysis_url(puzzle),
+    }
+
+
+def analysis_url(puzzle: Puzzle) -> str:
+    """The analysis page with this puzzle's position: the solver's full answer, to explore."""
+    fields = {"hand": " ".join(card.token for card in puzzle.hand), "rules": puzzle.rules,
+              "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment}
+    if puzzle.seen:
+        fields["seen"] = " ".join(card.token for card in puzzle.seen)
+    if puzzle.kind == "buy" and puzzle.offered is not None:
+        fields["buy"] = puzzle.offered.token
+    if puzzle.kind == "discard":
+        fields["discards"] = "on"
+    return url_for("analysis.page") + "?" + urlencode(fields)
+
+
+def puzzle_part(template: str, puzzle: Puzzle) -> Markup:
+    """``template`` drawn for ``puzzle`` alone (its context: ``puzzle``, ``view`` and no form
+    ``values``), kept for the next request that shows it."""
+    return _kept_part(template, id(bank()), puzzle.id, request.script_root)
+
+
+@functools.lru_cache(maxsize=PARTS_KEPT)
+def _kept_part(template: str, bank_id: int, puzzle_id: str, script_root: str) -> Markup:
+    puzzle = bank().by_id[puzzle_id]
+    return Markup(render_template(template, puzzle=puzzle, view=position_view(puzzle), values={}))
+
+
+def init_app(app: Any) -> None:
+    app.add_template_global(puzzle_part)
