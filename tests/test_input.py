@@ -439,9 +439,11 @@ def test_a_batch_goes_on_after_huge_numbers_and_skips_blank_lines(tmp_path: Path
 # ---- Ctrl-C: one line, exit status 130, never an abort -------------------------------------------
 
 # Questions that still take several seconds (each was faster than its delay once the outs got
-# quicker, and then there was nothing left to interrupt): a Shanghai round-7 discard table of a
-# long hand with two jokers (about 4-10 s), and a kolsov buy verdict played to the round's end.
-SLOW_TABLE_HAND = "3C 6D 7D 8D 9D 2H 3H 5H 4S 6S JK JK 9C 10C 4H KD KS 8S"
+# quicker, and then there was nothing left to interrupt): a Shanghai round-7 discard table of the
+# longest hand the round allows (18 cards after the draw; the slowest of 14 seeded deals, about
+# 4.7 s on a quiet machine in 2026-11, when the two-joker hand used before took 2 s, no longer
+# enough for the 2 s delay), and a kolsov buy verdict played to the round's end.
+SLOW_TABLE_HAND = "6S 8S 4C 5H 3D 9D AD QH JC 2C QD 3H 2S KH 6S 10H 10C 4H"
 SLOW_TABLE = ["--rules", "shanghai", "-r", "7", "--players", "4", "--discards"]
 
 INTERRUPT_CASES = [
