@@ -30,6 +30,7 @@ from analyzer.solver.lay_down import solve_lay_down
 from analyzer.solver.outs import (
     KnownArrangements,
     MissingBound,
+    _moved_meld_outs,
     _neighbour_outs,
     _placed_sets,
     _read_outs,
@@ -281,6 +282,58 @@ def test_the_walk_names_outs_of_a_go_out_row() -> None:
     assert lay_down.cards_away
     walked = walked_outs(problem, lay_down.cards_away)
     assert walked and walked <= outs and not walked <= set(lay_down.missing)
+
+
+# Per-meld wild limits, three runs and a set with a run, far from the contract and near it.
+MOVED_MELD_ROUNDS = [("shanghai", 2), ("shanghai", 7), ("shanghai-powe", 8), ("kolsov", 5)]
+
+
+@pytest.mark.parametrize("rules_name, round_number", MOVED_MELD_ROUNDS)
+@settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
+@given(data=st.data())
+def test_moving_one_meld_names_only_outs(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    """The arrangements one meld away from the hand's best one, each meld keeping its own wild
+    cards (a run to another suit or window, a set to another rank), name only outs: each card,
+    added to the hand, brings it closer, re-solved from scratch. Hands dealt (often many cards
+    away, where moves name the most) and near the contract; in go-out rounds before the draw,
+    as a discard table's row."""
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    deck = rules.deck_for(4)
+    before_draw = rules.round(round_number).go_out
+    size = need - 1 if before_draw else need
+    if data.draw(st.booleans()):
+        hand = data.draw(hands(rules, size - 2, size, players=4))
+    else:
+        hand = data.draw(near_contract([rules], [round_number], [Suit.HEARTS, Suit.SPADES], need + 1,
+                                       within_largest_deck=True))[2][:size]
+    if any(hand.count(card) > deck_copies(card, deck) for card in hand):
+        return
+    lay_down = solve_lay_down(hand, rules, round_number, deck, 30.0, before_draw=before_draw)
+    if not lay_down.cards_away:
+        return
+    moved = _moved_meld_outs(make_problem(hand, rules, round_number, deck, before_draw),
+                             lay_down.with_missing, lay_down.missing)
+    for card in moved:
+        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
+        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+
+
+def test_moving_one_meld_names_outs_the_arrangement_does_not_miss() -> None:
+    """shanghai-powe round 8 (three runs of four, one wild card per meld, every run its own
+    suit), eight cards away (a row of the benchmark's suite): the witness and the trades read
+    off it name 8 of the 36 outs, the runs moved to other windows and suits 30, all of them
+    outs (the solver asked card by card)."""
+    rules = preset("shanghai-powe")
+    deck = rules.deck_for(4)
+    hand = parse_cards("6D 2D 3C 7C 3C 2D 2C 8C 5D 8C")
+    problem = make_problem(hand, rules, 8, deck)
+    lay_down, outs = outs_by_resolving(hand, rules, 8, deck, 30.0)
+    assert lay_down.cards_away == 8
+    moved = _moved_meld_outs(problem, lay_down.with_missing, lay_down.missing)
+    assert moved <= outs
+    assert len(set(lay_down.missing) | _swapped_outs(problem, lay_down.with_missing, lay_down.missing)) == 8
+    assert len(moved) == 30 and _read_outs(problem, lay_down.with_missing, lay_down.missing) >= moved
 
 
 def test_one_swap_names_outs_the_best_arrangement_does_not_hold() -> None:

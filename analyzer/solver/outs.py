@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import replace
 
 from ortools.sat.python import cp_model
@@ -228,7 +229,9 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
 
     Elsewhere a card is an out exactly when some best arrangement of the hand has it among its
     missing cards (``find_outs``), which spares most of the candidates:
-    - the missing cards of the hand's own witness are outs without asking;
+    - the missing cards of the hand's own witness are outs without asking, and so are the
+      others ``_read_outs`` reads off it (trades, and with per-meld wild limits, the gaps of
+      the arrangements one meld moved, which in hands many cards away are most of the outs);
     - so are those of every arrangement of hand + card that a solve finds (put the card back
       among the missing: an arrangement of the hand with ``cards_away`` missing cards, those
       among them), and those of arrangements found for other hands (``known``) that fit this
@@ -366,10 +369,13 @@ def _read_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[C
     """The outs one best arrangement of the hand (``melds``, holding the ``missing`` cards)
     shows: its missing cards, those one trade away (``_swapped_outs``), and where no meld
     limits its wild cards (``Problem.runs_by_window``), the cards of the places its wild cards
-    fill (``_wild_places``)."""
+    fill (``_wild_places``); where each meld keeps its own wild cards (slot-modelled runs: the
+    Shanghai family), the gaps of the arrangements one meld moved (``_moved_meld_outs``)."""
     outs = set(missing) | _swapped_outs(problem, melds, missing)
     if problem.runs_by_window:
         outs |= _wild_places(problem, melds)
+    else:
+        outs |= _moved_meld_outs(problem, melds, missing)
     return outs
 
 
@@ -616,3 +622,115 @@ def _missing_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Se
         spare[card] -= 1
         missing.append(card)
     return missing
+
+
+# ---- outs: one meld moved, each meld keeping its own wild cards ---------------------------------
+
+
+def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: tuple[Card, ...]) -> set[Card]:
+    """Outs shown by the arrangements one move from a best one (``melds``, holding the
+    ``missing`` cards) where each meld keeps its own wild cards, as per-meld wild limits ask
+    (the Shanghai family): one meld moved, a run to another suit or window, a set to another
+    rank, keeping its size, its wild cards (the hand's and missing ones) and as many of the
+    hand's naturals as before; the other melds stay as they are.
+
+    Why each is a best arrangement too: the melds hold as many cards (in a go-out round, the
+    melds' size), as many of the hand's and as many missing ones; every meld holds as many wild
+    cards and as many naturals as before, and the rules limit wild cards by count
+    (``max_wilds_per_meld``, ``wilds_may_outnumber_naturals``), never by place, so the moved
+    meld is as legal and the contract (kinds and sizes) is met as before. What a move could
+    break is checked: the run's positions under the ace rule (``Problem.positions``), the
+    same-suit rule between runs, distinct set ranks, and the deck, which must supply every
+    missing card beyond the hand's. The moved meld's gaps (its places no natural of the hand
+    fills) take its wild cards and missing naturals in any order, so a gap card is missing in
+    one of those arrangements whenever the deck has it and the other missing cards besides:
+    it is an out (``find_outs``). A meld with a wild 2 standing for itself (a natural there)
+    is not moved."""
+    rules = problem.rules
+    spare = Spare(problem)
+    all_missing = Counter(missing)
+    unassigned = Counter(missing)
+    # Per meld: the hand's naturals in it, and its missing naturals. (Copies of a card are
+    # alike, so which meld's copy counts as the missing one does not matter.)
+    naturals_in: list[Counter[Card]] = []
+    absent_in: list[Counter[Card]] = []
+    for meld in melds:
+        held, absent = Counter[Card](), Counter[Card]()
+        for card in meld.cards:
+            if rules.is_wild(card):
+                continue  # a wild card, the hand's or missing, stays with its meld
+            if unassigned[card]:
+                unassigned[card] -= 1
+                absent[card] += 1
+            else:
+                held[card] += 1
+        naturals_in.append(held)
+        absent_in.append(absent)
+    hand = Counter(card for card in problem.hand if not rules.is_wild(card))
+    runs: list[RunShape | None] = []  # the runs' suits and places, for the same-suit rule
+    for meld in melds:
+        suit = meld.stands_for[0].suit
+        runs.append((suit, meld.run_places()[0], len(meld.cards), ()) if suit and meld.kind == MeldKind.RUN else None)
+    set_ranks = [meld.stands_for[0].rank if meld.kind != MeldKind.RUN else None for meld in melds]
+    outs: set[Card] = set()
+    for index, meld in enumerate(melds):
+        absent = absent_in[index]
+        if not absent or any(rules.is_wild(card) and card == meaning
+                             for card, meaning in zip(meld.cards, meld.stands_for)):
+            continue  # no missing natural to move about, or a wild 2 counted as a natural
+        free = Counter(hand)  # the hand's naturals the other melds leave
+        for j, taken in enumerate(naturals_in):
+            if j != index:
+                free -= taken
+        others_missing = all_missing - absent
+
+        def available(card: Card, others_missing: Counter[Card] = others_missing) -> int:
+            """Copies the deck has for the moved meld, beyond the hand's and the other missing cards."""
+            return spare[card] - others_missing[card]
+
+        size = len(meld.cards)
+        naturals = sum(naturals_in[index].values())
+        wilds = size - naturals - sum(absent.values())
+        shape = runs[index]
+        if shape is not None:
+            other_runs = tuple(run for j, run in enumerate(runs) if j != index and run is not None)
+            for suit in SUITS:
+                for first in problem.positions:
+                    if (first + size - 1 not in problem.positions or (suit, first) == shape[:2]
+                            or not runs_may_share_a_contract(rules.same_suit_runs, (suit, first, size), other_runs)):
+                        continue
+                    taken, gaps = Counter[Card](), []
+                    for p in range(first, first + size):
+                        card = Card(position_rank(p), suit)
+                        if free[card] > taken[card]:
+                            taken[card] += 1
+                        else:
+                            gaps.append(card)
+                    if size - len(gaps) == naturals:
+                        outs |= _run_gap_outs(gaps, wilds, available)
+        else:
+            rank = set_ranks[index]
+            for new_rank in Rank:
+                if new_rank == rank or (rules.distinct_set_ranks and new_rank in set_ranks):
+                    continue
+                fitting = [Card(new_rank, suit) for suit in SUITS]
+                if sum(free[card] for card in fitting) != naturals:
+                    continue
+                absent_count = size - naturals - wilds
+                if sum(max(0, available(card)) for card in fitting) >= absent_count:
+                    outs.update(card for card in fitting if available(card) > 0)
+    return outs
+
+
+def _run_gap_outs(gaps: list[Card], wilds: int, available: Callable[[Card], int]) -> set[Card]:
+    """The gap cards of a moved run that can be missing: for each, its wild cards fill the
+    other gaps the deck has fewest of, and the deck must have what is left missing."""
+    outs = set()
+    for index, card in enumerate(gaps):
+        if available(card) <= 0:
+            continue
+        others = sorted(gaps[:index] + gaps[index + 1:], key=available)
+        absent = Counter(others[wilds:]) + Counter([card])
+        if all(available(c) >= n for c, n in absent.items()):
+            outs.add(card)
+    return outs
