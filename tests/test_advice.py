@@ -336,6 +336,23 @@ def test_moving_one_meld_names_outs_the_arrangement_does_not_miss() -> None:
     assert len(moved) == 30 and _read_outs(problem, lay_down.with_missing, lay_down.missing) >= moved
 
 
+def test_a_held_card_is_missing_only_where_runs_can_take_every_copy() -> None:
+    """Shanghai round 7 (three runs of four, going out), a row before the draw, 5 away: a card
+    the hand holds is missing in a best arrangement only if the hand's own copy is melded too
+    (else it could take the missing copy's place), so in two runs of its suit over its place.
+    The bound rules out the seven held cards no such pair of runs can bring within 5 missing,
+    and none of them is an out (the solver asked card by card); it keeps the spades of J-A."""
+    rules = preset("shanghai")
+    deck = rules.deck_for(4)
+    hand = parse_cards("AD 4D 7D 8D QD AS 4S 8S 10S QS KS")
+    lay_down, outs = outs_by_resolving(hand, rules, 7, deck, 30.0, before_draw=True)
+    assert lay_down.cards_away == 5
+    bound = MissingBound(make_problem(hand, rules, 7, deck, before_draw=True))
+    ruled_out = {card for card in hand if not bound.could_be_missing(card, 5)}
+    assert ruled_out == set(parse_cards("AD 4D 7D 8D QD 4S 8S")) and not ruled_out & outs
+    assert all(bound.could_be_missing(out, 5) for out in outs)
+
+
 def test_one_swap_names_outs_the_best_arrangement_does_not_hold() -> None:
     """Shanghai round 2 (a set of 3 and a run of 4, one wild card per meld): the witness misses
     a 5 for its set of 5s and the A♠ for its run J♠ Joker K♠ A♠. Another suit's 5 fits the set

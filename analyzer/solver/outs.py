@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 import time
 from collections import Counter
@@ -473,7 +474,9 @@ class MissingBound:
     takes a missing card or one of the hand's wild cards, no more wild cards in a meld than the
     rules allow, and not the card's own place. Counting each meld on its own lets two melds
     claim the same natural, and ignores the same-suit rule and the deck, so the bound is never
-    above the truth."""
+    above the truth. A card the hand holds is missing only beside every held copy, melded
+    (``_melds_holding_copies``): in a contract of runs, in as many more runs over its place,
+    each counted with its gap in a window holding it."""
 
     def __init__(self, problem: Problem) -> None:
         self.problem = problem
@@ -508,17 +511,63 @@ class MissingBound:
         limit = self.problem.rules.max_wilds_per_meld
         return gap if limit is None else min(limit, gap)
 
+    def _gap_holding(self, spec: MeldSpec, card: Card) -> int | None:
+        """The gap of a run of this kind that holds one of the hand's copies of ``card`` (None:
+        none can); the card has one run position."""
+        (p,) = positions_of(card, self.problem.rules)
+        held = self.held.get(card.suit, set())
+        return min((spec.size - len(held.intersection(window))
+                    for window in self._windows(spec.size) if p in window), default=None)
+
+    def _melds_holding_copies(self, card: Card) -> int | None:
+        """When an arrangement that misses ``card`` must also meld every copy the hand holds,
+        in runs of the card's suit that all cover its place, how many of those runs that takes
+        (one copy a run); None when nothing so strict follows.
+
+        A best arrangement misses a card the hand holds only if it melds every copy the hand
+        holds: were one left over, it could take the missing copy's place, one missing card
+        fewer, the melds as large and as legal (in a go-out round, as large as they must be).
+        That needs the hand's melds free to take one more of its cards (no ``meld_at_most``);
+        and it says where the copies go only when no set or pair could take them (a contract of
+        runs) and the card has one run position (an ace low and high could lie in one run)."""
+        problem = self.problem
+        held = problem.counts.get(card, 0)
+        if (not held or problem.meld_at_most is not None
+                or any(spec.kind != MeldKind.RUN for spec in problem.contract)
+                or len(positions_of(card, problem.rules)) != 1):
+            return None
+        return held
+
     def could_be_missing(self, card: Card, cards_away: int) -> bool:
         if self.problem.rules.is_wild(card):
             return True
+        copies = self._melds_holding_copies(card)
         for index, spec in enumerate(self.problem.contract):
             gap = self._gap_with(spec, card)
             if gap is None:
                 continue
             others = self.gaps[:index] + self.gaps[index + 1:]
-            room = self._wild_room(gap - 1) + sum(self._wild_room(g) for g in others)
-            if gap + sum(others) - min(self.wilds, room) <= cards_away:
-                return True
+            if copies is None:
+                choices = [others]
+            else:
+                # The missing copy and the hand's copies lie in as many runs of the card's suit,
+                # all over its place: runs that overlap, where the same-suit rule allows it.
+                (p,) = positions_of(card, self.problem.rules)
+                assert card.suit is not None
+                if not runs_may_share_a_contract(self.problem.rules.same_suit_runs, (card.suit, p, 1),
+                                                 ((card.suit, p, 1, ()),)):
+                    continue  # the same-suit rule lets no two runs overlap: it cannot be missing
+                rest = [i for i in range(len(self.problem.contract)) if i != index]
+                choices = []
+                for holding in itertools.combinations(rest, copies):
+                    gaps = [self._gap_holding(self.problem.contract[i], card) if i in holding else self.gaps[i]
+                            for i in rest]
+                    if all(g is not None for g in gaps):
+                        choices.append([g for g in gaps if g is not None])
+            for chosen in choices:
+                room = self._wild_room(gap - 1) + sum(self._wild_room(g) for g in chosen)
+                if gap + sum(chosen) - min(self.wilds, room) <= cards_away:
+                    return True
         return False
 
 
