@@ -248,30 +248,41 @@ def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> i
     round's contract: above 0, no lay-down of it exists, and the solver says it cannot lay down.
 
     Each meld of a lay-down holds at least its contract size of cards: naturals of one window of
-    its suit (a run) or of its rank (a set), and wild cards for the rest. A run's wild cards are
-    at least its size less the most places any window of that size holds in one suit (a longer
-    run holds no more naturals than that plus its extra length). Sets of one size share their
-    ranks' copies: a set of rank r uses at most ``size`` of them usefully, so their wild cards are
-    at least what is short of their sizes when the useful copies are dealt out at best, which
-    taking the largest gains first does (a rank's gains only shrink from set to set). Melds never
-    share wild cards, so the sum bounds the lay-down's, which holds no more than the hand's.
-    Every rule that forbids a lay-down (wild limits, same-suit runs, distinct set ranks, the ace's
-    places) is ignored, and a 2 counts as both natural and wild: each only lowers the bound."""
+    its suit (a run) or of its rank (a set), and wild cards for the rest; a longer meld holds no
+    more useful naturals than that size. So a meld's wild cards are at least its size less its
+    useful naturals, and the melds' together at least their sizes less the most useful naturals
+    they can hold between them. Runs of one size: in one suit each holds at most the most places
+    a window of that size holds there, and all of them no more than the suit's cards; the most
+    over every way of sharing the runs among the suits (``most``). Sets of one size: a set of rank
+    r holds at most ``size`` of its copies usefully, and all of them no more than the copies;
+    taking the largest gains first deals them out at best (a rank's gains only shrink from set to
+    set). Melds share no wild cards, so the sum bounds the lay-down's, which holds no more than the
+    hand's; and each missing card would make up one more, so it bounds the cards away too. Every
+    rule that forbids a lay-down (wild limits, same-suit runs, distinct set ranks, the ace's
+    places), the cards runs and sets of other sizes share, and a 2's being natural or wild (it
+    counts as both) are ignored: each only lowers the bound."""
     wild = sum(1 for card in hand if rules.is_wild(card))
     copies = Counter(card.rank for card in hand if card.rank is not None)
     places: dict[Suit, set[int]] = {suit: set() for suit in Suit}
     for card in hand:
         if card.suit is not None and card.rank is not None:
             places[card.suit].update((1, 14) if card.rank == Rank.ACE else (int(card.rank),))
+    in_suit = Counter(card.suit for card in hand if card.suit is not None)
     short = -wild
+    runs: Counter[int] = Counter()
     sets: Counter[int] = Counter()
     for spec in rules.round(round_number).contract:
-        if spec.kind != MeldKind.RUN:
-            sets[spec.size] += 1
-            continue
-        held = max((sum(1 for place in range(low, low + spec.size) if place in suit_places)
-                    for suit_places in places.values() for low in range(1, 16 - spec.size)), default=0)
-        short += max(0, spec.size - held)
+        (runs if spec.kind == MeldKind.RUN else sets)[spec.size] += 1
+    for size, count in runs.items():
+        # The most naturals ``m`` runs of this size can hold, the suits taken one by one: in one
+        # suit, at most the most places a window holds each, and no more than its cards in all.
+        most = [0] + [-1] * count
+        for suit, suit_places in places.items():
+            held = max((sum(1 for place in range(low, low + size) if place in suit_places)
+                        for low in range(1, 16 - size)), default=0)
+            most = [max(most[m - j] + min(j * held, in_suit[suit]) for j in range(m + 1) if most[m - j] >= 0)
+                    for m in range(count + 1)]
+        short += size * count - most[count]
     for size, count in sets.items():
         gains = sorted((min(size, n - k * size) for n in copies.values() for k in range(count) if n > k * size),
                        reverse=True)

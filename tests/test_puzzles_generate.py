@@ -32,7 +32,7 @@ from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 from puzzles.rerate import reword
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.strategies import near_contract, within_deck
+from tests.strategies import hands, near_contract, within_deck
 from tests.test_puzzles_check import RULE_SETS, _reference_plays
 
 
@@ -285,9 +285,21 @@ def test_sets_of_one_size_share_their_ranks_copies_in_the_wild_card_bound() -> N
     assert wild_cards_short(parse_cards("7H 7S 7C 7D 9C 9D KS JK"), rules, 1) == 0
 
 
-@settings(max_examples=120, deadline=None)
-@given(near_contract([*RULE_SETS, preset("kolsov"), preset("contract")], [1, 2, 3, 4, 5, 6],
-                     [Suit.HEARTS, Suit.SPADES], 12, within_largest_deck=True))
+BOUND_RULE_SETS = [*RULE_SETS, preset("kolsov"), preset("contract")]
+
+
+@st.composite
+def dealt(draw: st.DrawFn) -> tuple:
+    """A rule set, a round and a hand of its size after the draw, dealt from its deck."""
+    rules = draw(st.sampled_from(BOUND_RULE_SETS))
+    round_number = draw(st.integers(1, len(rules.rounds)))
+    size = rules.round(round_number).deal + 1
+    return rules, round_number, draw(hands(rules, size, size))
+
+
+@settings(max_examples=160, deadline=None)
+@given(st.one_of(near_contract(BOUND_RULE_SETS, [1, 2, 3, 4, 5, 6], [Suit.HEARTS, Suit.SPADES], 12,
+                               within_largest_deck=True), dealt()))
 def test_a_hand_short_of_wild_cards_is_at_least_that_many_cards_away(case: tuple) -> None:
     # The generator takes a positive bound for the solver's "cannot lay down" without solving
     # (``_known_after``): the bound must never exceed the solver's proven cards away.
