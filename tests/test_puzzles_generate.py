@@ -19,13 +19,13 @@ from puzzles.check import play_problems
 from puzzles.generate import (
     _no_trap,
     away_at_least,
-    wild_cards_short,
     derive,
     difficulty,
     discard_criterion,
     generate,
     kept_at_least,
     needs_buying,
+    wild_cards_short,
 )
 from puzzles.hasty import NO_READING, STRATEGIES, hasty_play, mistake
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
