@@ -47,7 +47,7 @@ def analyze(
     can get wrong (a hand size no turn of the round gives among them; a time limit of 0), and
     ``TypeError`` for an argument of the wrong type. A ``Rules`` value passes ``check_rules``.
     """
-    rule_set = rules_in_use(rules)
+    rule_set = _rules_checked(rules)
     round_number = whole_number(round_number, "round_number")
     players = optional_whole_number(players, "players")
     time_limit = time_limit_in_seconds(time_limit)
@@ -58,6 +58,25 @@ def analyze(
     # One budget for the whole answer: the turn's best play may take several solves.
     return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit)),
                        cards, place)
+
+
+# Rule sets that passed ``check_rules`` lately, by identity (each kept here, so that its id is
+# not reused): a ``Rules`` is frozen, so the same object passes again. Callers that analyse hand
+# after hand under one rule set (the puzzle generator, benchmarks) have it checked once; the
+# check was a twentieth of a typical lay-down's time.
+_PASSED: dict[int, Rules] = {}
+_PASSED_AT_MOST = 32
+
+
+def _rules_checked(rules: str | Rules) -> Rules:
+    if isinstance(rules, Rules) and _PASSED.get(id(rules)) is rules:
+        return rules
+    rule_set = rules_in_use(rules)
+    if rule_set is rules:
+        if len(_PASSED) >= _PASSED_AT_MOST:
+            _PASSED.clear()
+        _PASSED[id(rule_set)] = rule_set
+    return rule_set
 
 
 _ADVISE = inspect.signature(_advice.advise)

@@ -11,7 +11,8 @@ import enum
 import re
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 
 class Rank(enum.IntEnum):
@@ -103,6 +104,23 @@ class Card:
     def __post_init__(self) -> None:
         if (self.rank is None) != (self.suit is None):
             raise ValueError("a card has both a rank and a suit, or neither (the joker)")
+        # Worked out once: simulated play hashes and sorts cards millions of times (an eighth of
+        # a puzzle seed's CPU, profiled). The hash is the dataclass's own, hash((rank, suit)), so
+        # sets and dicts of cards keep their order; pickling makes the card anew (``__reduce__``)
+        # because a suit's hash differs between processes.
+        rank, suit = self.rank, self.suit
+        object.__setattr__(self, "_hash", hash((rank, suit)))
+        object.__setattr__(self, "_sort_key", (4, 0) if rank is None or suit is None else (suit.index, int(rank)))
+
+    if TYPE_CHECKING:  # set in __post_init__; not dataclass fields when the program runs
+        _hash: int = field(init=False, repr=False, compare=False)
+        _sort_key: tuple[int, int] = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[Card], tuple[Rank | None, Suit | None]]:
+        return Card, (self.rank, self.suit)
 
     @property
     def is_joker(self) -> bool:
@@ -124,9 +142,7 @@ class Card:
 
     def sort_key(self) -> tuple[int, int]:
         """Suit then rank; jokers last."""
-        if self.rank is None or self.suit is None:
-            return (4, 0)
-        return (self.suit.index, int(self.rank))
+        return self._sort_key
 
     def __lt__(self, other: Card) -> bool:
         return self.sort_key() < other.sort_key()

@@ -223,15 +223,71 @@ def away_at_least(floor: Floor | None, hand: Counter[Card]) -> int:
 def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:
     """What the table's player knows of the hand of ``state`` (before its draw) once it holds
     ``drawn``, outside go-out rounds: a card that cannot help (the player's quick test) leaves a
-    hand that could not lay down as far as it was (False); else the whole hand's lay-down from
-    the player's own solver, which the table asks the same question of when it plays the turn
+    hand that could not lay down as far as it was (False), and so does a hand short of wild
+    cards for the contract (``wild_cards_short``: most hands two cards away, which the table
+    would not solve, as it follows its plan there); else the whole hand's lay-down from the
+    player's own solver, which the table asks the same question of when it plays the turn
     (memoised, so nothing is solved twice). It is the question ``derive`` would ask first (the
-    same solver, bounded by the same deterministic work), so the answer is the same."""
+    same solver, bounded by the same deterministic work), so the answer is the same.
+
+    False and a lay-down that cannot lay down lead ``_worth_a_look`` and ``derive`` the same way
+    (both ask the hasty players, neither reads the cards away), and a solve skipped here is one
+    the table makes for itself if it ever asks, with the same answer: no puzzle changes."""
     if state.away is None:
         return None
     if state.away > 0 and not player.may_help(state, drawn):
         return False
-    return player.solver.lay_down(state.held + (drawn,))
+    hand = state.held + (drawn,)
+    if state.away > 0 and wild_cards_short(hand, player.rules, player.round_number) > 0:
+        return False  # the solver would say it cannot lay down: a solve the table seldom asks for
+    return player.solver.lay_down(hand)
+
+
+def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> int:
+    """A lower bound on how many wild cards beyond those it holds ``hand`` needs to meld the
+    round's contract: above 0, no lay-down of it exists, and the solver says it cannot lay down.
+
+    Each meld of a lay-down holds at least its contract size of cards: naturals of one window of
+    its suit (a run) or of its rank (a set), and wild cards for the rest; a longer meld holds no
+    more useful naturals than that size. So a meld's wild cards are at least its size less its
+    useful naturals, and the melds' together at least their sizes less the most useful naturals
+    they can hold between them. Runs of one size: in one suit each holds at most the most places
+    a window of that size holds there, and all of them no more than the suit's cards; the most
+    over every way of sharing the runs among the suits (``most``). Sets of one size: a set of rank
+    r holds at most ``size`` of its copies usefully, and all of them no more than the copies;
+    taking the largest gains first deals them out at best (a rank's gains only shrink from set to
+    set). Melds share no wild cards, so the sum bounds the lay-down's, which holds no more than the
+    hand's; and each missing card would make up one more, so it bounds the cards away too. Every
+    rule that forbids a lay-down (wild limits, same-suit runs, distinct set ranks, the ace's
+    places), the cards runs and sets of other sizes share, and a 2's being natural or wild (it
+    counts as both) are ignored: each only lowers the bound."""
+    wild = sum(1 for card in hand if rules.is_wild(card))
+    copies = Counter(card.rank for card in hand if card.rank is not None)
+    places: dict[Suit, set[int]] = {suit: set() for suit in Suit}
+    for card in hand:
+        if card.suit is not None and card.rank is not None:
+            places[card.suit].update((1, 14) if card.rank == Rank.ACE else (int(card.rank),))
+    in_suit = Counter(card.suit for card in hand if card.suit is not None)
+    short = -wild
+    runs: Counter[int] = Counter()
+    sets: Counter[int] = Counter()
+    for spec in rules.round(round_number).contract:
+        (runs if spec.kind == MeldKind.RUN else sets)[spec.size] += 1
+    for size, count in runs.items():
+        # The most naturals ``m`` runs of this size can hold, the suits taken one by one: in one
+        # suit, at most the most places a window holds each, and no more than its cards in all.
+        most = [0] + [-1] * count
+        for suit, suit_places in places.items():
+            held = max((sum(1 for place in range(low, low + size) if place in suit_places)
+                        for low in range(1, 16 - size)), default=0)
+            most = [max(most[m - j] + min(j * held, in_suit[suit]) for j in range(m + 1) if most[m - j] >= 0)
+                    for m in range(count + 1)]
+        short += size * count - most[count]
+    for size, count in sets.items():
+        gains = sorted((min(size, n - k * size) for n in copies.values() for k in range(count) if n > k * size),
+                       reverse=True)
+        short += size * count - sum(gains[:count])
+    return short
 
 
 def _buy_position(table: Table) -> Found:

@@ -136,6 +136,11 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     if best is not None:
         return PlacedMeld(MeldKind.RUN, tuple(best[1]), tuple(best[1]))
     wilds = _wilds(pool, rules)
+    if not wilds and spec.size < HIGH_ACE:
+        # Without wild cards a window below needs every place held: a natural stretch at least
+        # that long, which the loop above takes (it splits a stretch only between the two aces'
+        # places, which no window shorter than 14 holds both of).
+        return None
     window_best: tuple[tuple[int, int], Suit, int] | None = None
     for suit, present in by_suit.items():
         # Place by place: 1 where the suit's card is held, and its points (0 where not held).

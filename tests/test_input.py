@@ -218,8 +218,9 @@ BAD_RULES = [
 @pytest.mark.parametrize(("changes", "words"), [case[1:] for case in BAD_RULES], ids=[c[0] for c in BAD_RULES])
 def test_a_bad_rules_value_is_refused_by_analyze_and_advise(changes: dict[str, Any], words: str) -> None:
     rules = dataclasses.replace(PRESETS["progressive"], **changes)
-    with pytest.raises(RulesError, match=words):
-        analyze(LAY_DOWN, rules, 1)
+    for _ in range(2):  # analyze remembers the rule sets that passed (by identity): not this one
+        with pytest.raises(RulesError, match=words):
+            analyze(LAY_DOWN, rules, 1)
     with pytest.raises(RulesError, match=words):
         advise(LAY_DOWN, rules, 1)
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import puzzles.generate
 from analyzer import Card, LayDown, Suit, analyze, parse_cards, preset
+from analyzer.turn import Moment, hand_sizes
 from puzzles.bank import load_bank
 from puzzles.check import play_problems
 from puzzles.generate import (
@@ -24,13 +25,14 @@ from puzzles.generate import (
     generate,
     kept_at_least,
     needs_buying,
+    wild_cards_short,
 )
 from puzzles.hasty import NO_READING, STRATEGIES, hasty_play, mistake
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 from puzzles.rerate import reword
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.strategies import near_contract, within_deck
+from tests.strategies import hands, near_contract, within_deck
 from tests.test_puzzles_check import RULE_SETS, _reference_plays
 
 
@@ -271,6 +273,48 @@ def test_a_hand_is_never_nearer_than_its_floor_says(case: tuple, data: st.DataOb
         assert not after.can_lay_down
     if after.cards_away is not None:
         assert after.cards_away >= floor
+
+
+def test_sets_of_one_size_share_their_ranks_copies_in_the_wild_card_bound() -> None:
+    # Round 1 of progressive: two sets of 3. Four 7s make one set and a card over; the second set
+    # takes the two 9s and needs a wild card (or a third 9): one short, and the solver agrees.
+    hand = parse_cards("7H 7S 7C 7D 9C 9D KS 4C")
+    rules = preset("progressive")
+    assert wild_cards_short(hand, rules, 1) == 1
+    assert analyze(hand, rules, 1, None, 60.0, "before-draw").cards_away == 1
+    assert wild_cards_short(parse_cards("7H 7S 7C 7D 9C 9D KS JK"), rules, 1) == 0
+
+
+BOUND_RULE_SETS = [*RULE_SETS, preset("kolsov"), preset("contract")]
+
+
+@st.composite
+def dealt(draw: st.DrawFn) -> tuple:
+    """A rule set, a round and a hand of its size after the draw, dealt from its deck."""
+    rules = draw(st.sampled_from(BOUND_RULE_SETS))
+    round_number = draw(st.integers(1, len(rules.rounds)))
+    size = rules.round(round_number).deal + 1
+    return rules, round_number, draw(hands(rules, size, size))
+
+
+@settings(max_examples=160, deadline=None)
+@given(st.one_of(near_contract(BOUND_RULE_SETS, [1, 2, 3, 4, 5, 6], [Suit.HEARTS, Suit.SPADES], 12,
+                               within_largest_deck=True), dealt()))
+def test_a_hand_short_of_wild_cards_is_at_least_that_many_cards_away(case: tuple) -> None:
+    # The generator takes a positive bound for the solver's "cannot lay down" without solving
+    # (``_known_after``): the bound must never exceed the solver's proven cards away.
+    rules, round_number, hand = case
+    if not hand or round_number > len(rules.rounds) or rules.round(round_number).go_out:
+        return
+    if len(hand) > max(hand_sizes(rules, round_number)[Moment.AFTER_DRAW]):
+        return
+    short = wild_cards_short(hand, rules, round_number)
+    answer = analyze(hand, rules, round_number, None, 60.0, "before-draw")
+    event(f"short {max(short, 0)}" + (", can lay down" if answer.can_lay_down else ""))
+    if short > 0:
+        assert not answer.can_lay_down
+    if answer.proven_optimal and answer.cards_away is not None:
+        assert answer.cards_away >= short
 
 
 # ---- the reason sentence -------------------------------------------------------------------------------
