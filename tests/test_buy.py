@@ -311,11 +311,13 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
 
 # Seeded verdicts on every preset that buys, recorded with the code of main before the buy verdict
 # was made faster (issue 7): speed-ups must not change a figure, the reason or the simulated play
-# behind them. A short horizon and few rollouts keep them cheap; the first case has the default
-# settings, one is the exact enumeration and five are go-out rounds (ill-buy-it 8, pagat 7,
+# behind them. A short horizon and few rollouts keep them cheap; the first three cases have the
+# default settings, one is the exact enumeration and five are go-out rounds (ill-buy-it 8, pagat 7,
 # shanghai 7, kolsov 10) or the never-discard-to-go-out rules (shanghai-powe).
 PINNED_VERDICTS = [
     ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "f4615e4f20664fbc"),
+    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "673519c46f3dcc5d"),
+    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "c3611cf9c2677999"),
     ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 1}, "26ffc34053d8da8f"),
     ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "ea147453804111e4"),
     ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "53b87dedf7a990d0"),
