@@ -8,6 +8,7 @@ a verdict that came out the other way, or always the same, fails them.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 
@@ -304,3 +305,51 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
     assert advice.difference == pytest.approx(buying - passing)
     assert advice.margin == pytest.approx(margin)
     assert advice.verdict is verdict, (advice.difference, advice.margin)
+
+
+# ---- the verdict pinned ------------------------------------------------------------------------------
+
+# Seeded verdicts on every preset that buys, recorded with the code of main before the buy verdict
+# was made faster (issue 7): speed-ups must not change a figure, the reason or the simulated play
+# behind them. A short horizon and few rollouts keep them cheap; the first three cases have the
+# default settings, one is the exact enumeration and five are go-out rounds (ill-buy-it 8, pagat 7,
+# shanghai 7, kolsov 10) or the never-discard-to-go-out rules (shanghai-powe).
+PINNED_VERDICTS = [
+    ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "f4615e4f20664fbc"),
+    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "673519c46f3dcc5d"),
+    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "c3611cf9c2677999"),
+    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 1}, "26ffc34053d8da8f"),
+    ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "ea147453804111e4"),
+    ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "53b87dedf7a990d0"),
+    ("ill-buy-it", 7, "8C 3D 4C 4D 7D JK 7C 4D 5D 2D 5C 6D", "2C", {"horizon": 3, "rollouts": 20}, "95c028cf564ad23f"),
+    ("ill-buy-it", 8, "4H 3D 9H JK 9D JK 8D 7D 8H JK 4H 4D 7H", "6D", {"horizon": 3, "rollouts": 20}, "8a327946d7af6b0d"),
+    ("contract", 2, "10C 6D 6C 7D 10D 10C JD 5C JD 9D", "JK", {"horizon": 3, "rollouts": 20}, "5464bb7cf595a1da"),
+    ("pagat", 2, "JK 10C 6D 6C 7D 10D 10C JK 5C JD", "8D", {"horizon": 3, "rollouts": 20}, "9533b6e01eb57122"),
+    ("pagat", 7, "4S 10S 9S JK 7S 7D 5S 4S 7S 8S 9S JK", "6D", {"horizon": 3, "rollouts": 20}, "898954c24c848af9"),
+    ("may-i", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC", "KD", {"horizon": 3, "rollouts": 20}, "6f6a6c322e290bd0"),
+    ("may-i", 7, "8S 9S 7S 7D 5S 4S 7S 8S 10S JK 10D 4S", "6D", {"horizon": 3, "rollouts": 20}, "4e51e185c5333b9e"),
+    ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "9e37a77b77a0a70b"),
+    ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "1a60523b69da926e"),
+    ("shanghai-powe", 2, "7C 7D 10D 10C 6D 5C JK JD JK 9D", "5D", {"horizon": 3, "rollouts": 20}, "82922facf029e420"),
+    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "9f42a8146e78848c"),
+    ("kolsov", 2, "7H 7S 10S 10H 6S 5H JK JS JK 9S 5S", "6H", {"horizon": 3, "rollouts": 20}, "a04b65474716869f"),
+    ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "06027f3cc03c63da"),
+    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "669f65952ad1fbcb"),
+    ("eveleigh", 12, "9D 4H 9H 6H JK 8H 6D 6H JK 5H 3D", "7D", {"horizon": 3, "rollouts": 20}, "feed429e80379063"),
+]
+
+
+def verdict_digest(advice: BuyAdvice) -> str:
+    """``to_dict`` (with the reason) and the unrounded figures, hashed."""
+    unrounded = {"difference": repr(advice.difference), "std_error": repr(advice.std_error),
+                 "margin": repr(advice.margin), "passing": repr(advice.passing), "buying": repr(advice.buying)}
+    return hashlib.sha256(json.dumps([advice.to_dict(), unrounded], sort_keys=True).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize(("rules", "round_number", "hand", "offered", "options", "digest"), PINNED_VERDICTS,
+                         ids=[f"{case[0]}-{case[1]}-{i}" for i, case in enumerate(PINNED_VERDICTS)])
+def test_seeded_verdicts_are_pinned(rules: str, round_number: int, hand: str, offered: str,
+                                    options: dict[str, int], digest: str) -> None:
+    advice = buy(hand, offered, rules, round_number, seed=5, **options)
+    assert advice.finished
+    assert verdict_digest(advice) == digest, advice.to_dict()
