@@ -60,7 +60,6 @@ class _Unproven(Exception):
     UNKNOWN): its no would be a guess, and a guessed no would drop outs without a word."""
 
 
-
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
               time_limit: float, before_draw: bool = False,
               known: KnownArrangements | None = None) -> tuple[LayDown, frozenset[Card]]:
