@@ -15,7 +15,7 @@ from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import DeckRule, Rules
-from analyzer.solver.work import deterministic_work, work_limit
+from analyzer.solver.work import OutsCutShort, deterministic_work, work_limit
 
 SOLVER_THREADS = 2  # several hands' outs are worked out two at a time
 LEAST_SOLVE_TIME = 0.001  # seconds: what a solve is given once the budget is spent (CP-SAT needs more than 0)
@@ -147,7 +147,11 @@ class RoundSolver:
         if self.expired:
             return None
         with deterministic_work(self.work):
-            found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
+            try:
+                found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
+            except OutsCutShort as stopped:  # a solve stopped unproven, or the finder's time ran out
+                self._cut_short.add(key)
+                return stopped.found
         if self.expired:  # a solve may have stopped at the deadline: outs found so far, maybe not all
             self._cut_short.add(key)
         return found

@@ -4,17 +4,26 @@ table, buy verdict), and what it leaves undone is said, never dropped or turned 
 
 from __future__ import annotations
 
+import contextlib
 import math
 import statistics
 import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from unittest import mock
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ortools.sat.python import cp_model
 
 from analyzer import Verdict, advise, analyze, preset
 from analyzer.buy import SETTLED, _margin, _RunningDifference
-from analyzer.cards import parse_cards
+from analyzer.cards import Card, parse_cards
 from analyzer.round_solver import Deadline, RoundSolver
+from analyzer.solver import find_outs, translate
+from analyzer.solver import outs as outs_search
+from analyzer.solver.work import OutsCutShort
 
 # The issue's example: kolsov round 7, 16 cards, far from three runs; seconds of work in all.
 KOLSOV_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"
@@ -113,3 +122,94 @@ def test_the_running_settle_check_is_the_one_over_every_round(rounds: list[tuple
     gap = abs(abs(statistics.fmean(differences)) - _margin(statistics.fmean(passing_points)))
     if abs(gap - SETTLED * error) > 1e-6 * (1 + gap):
         assert running.settled() == (gap > SETTLED * error)
+
+
+# ---- a solve of the outs search that stops before it proves its answer ---------------------------
+# Deterministic, whatever the machine's load: the outs search's own solves (not the lay-down's)
+# are made to stop unproven, and the answer must say its rows are unfinished, never rank them.
+
+# Shanghai (per-meld wild limits: ``ExtraCard`` asks which card brings a hand closer) and
+# progressive (window-counted runs: ``_collect_gap_sites`` asks for new gap sites), each with
+# rows whose outs the lay-down's witness alone does not show.
+STOPPED_HANDS = [("7C 7D 4H 5H 6H 9S 10S JS KD 2C 3C QD 8D", "shanghai", 3),
+                 ("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2)]
+
+
+class _Relabelled:
+    """A CP-SAT solver whose ``solve`` reports ``relabel(status)`` instead of its status (its
+    values stay those of the solution it found)."""
+
+    def __init__(self, solver: cp_model.CpSolver, relabel: Callable[[Any], Any]) -> None:
+        self._solver, self._relabel = solver, relabel
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._solver, name)
+
+    def solve(self, model: cp_model.CpModel) -> Any:
+        return self._relabel(self._solver.solve(model))
+
+
+@contextlib.contextmanager
+def _outs_solves(change: Callable[[cp_model.CpSolver], Any]) -> Iterator[None]:
+    """Within: every solve of the outs search goes through ``change`` of its solver."""
+    made = translate.new_solver
+    with mock.patch.object(outs_search, "new_solver", lambda seconds: change(made(seconds))):
+        yield
+
+
+def _stopped_at_once(solver: cp_model.CpSolver) -> cp_model.CpSolver:
+    solver.parameters.max_deterministic_time = 0.0  # CP-SAT stops before it finds or proves anything
+    return solver
+
+
+def _rows(advice: Any) -> dict[Card, tuple[int | None, int, int]]:
+    return {row.card: (row.cards_away, row.unseen_outs, row.points_kept) for row in advice.discards}
+
+
+@pytest.mark.parametrize(("hand", "rules", "round_number"), STOPPED_HANDS)
+def test_a_solve_stopped_unproven_leaves_its_rows_unfinished(hand: str, rules: str, round_number: int) -> None:
+    full = advise(hand, rules, round_number, discards=True)
+    assert not full.unranked and full.outs_complete
+    with _outs_solves(_stopped_at_once):
+        stopped = advise(hand, rules, round_number, discards=True)
+    assert stopped.lay_down == full.lay_down  # the lay-down's own solves are not stopped
+    settled = _rows(full)
+    for card, row in _rows(stopped).items():
+        assert row == settled[card], f"discarding {card.token}: ranked on outs cut short"
+    # Rows are left out, and said to be: the outs search of every row needs a solve here.
+    assert set(stopped.unranked) == set(settled) and not stopped.outs_complete and stopped.unfinished
+    assert set(stopped.outs) <= set(full.outs)
+
+
+@pytest.mark.parametrize(("hand", "rules", "round_number", "discard"),
+                         [(*STOPPED_HANDS[0], "8D"), (*STOPPED_HANDS[1], "10H")])
+def test_find_outs_says_when_a_solve_stopped_unproven(hand: str, rules: str, round_number: int,
+                                                      discard: str) -> None:
+    # A row whose outs the lay-down's witness does not all show.
+    cards, deck = tuple(parse_cards(hand.replace(discard, ""))), preset(rules).deck_for(None)
+    lay_down, outs = find_outs(cards, preset(rules), round_number, deck, GENEROUS, before_draw=True)
+    with _outs_solves(_stopped_at_once), pytest.raises(OutsCutShort) as stopped:
+        find_outs(cards, preset(rules), round_number, deck, GENEROUS, before_draw=True)
+    found_lay_down, found = stopped.value.found
+    assert found_lay_down == lay_down and found < outs  # proven outs only, and not all of them
+
+
+def test_a_best_arrangement_without_new_gaps_is_no_proof_unless_optimal() -> None:
+    """``_collect_gap_sites`` maximises the new gap sites of a best arrangement: a solution
+    with none proves that there are none only when CP-SAT proved it optimal. Told FEASIBLE
+    (stopped before the proof), the search must say it may be incomplete; the yes/no questions
+    of ``ExtraCard`` have no objective, and a solution found there is a yes however labelled."""
+    def unproven(status: Any) -> Any:
+        return cp_model.FEASIBLE if status == cp_model.OPTIMAL else status
+
+    for hand, rules, round_number in STOPPED_HANDS:
+        full = advise(hand, rules, round_number, discards=True)
+        with _outs_solves(lambda solver: _Relabelled(solver, unproven)):
+            told_feasible = advise(hand, rules, round_number, discards=True)
+        settled = _rows(full)
+        for card, row in _rows(told_feasible).items():
+            assert row == settled[card]
+        if rules == "shanghai":
+            assert told_feasible.to_dict() == full.to_dict()  # its yes answers stand, its noes are INFEASIBLE
+        else:
+            assert told_feasible.unranked and not told_feasible.outs_complete

@@ -39,6 +39,7 @@ from analyzer.solver.translate import (
     translate_solution,
     wilds_used,
 )
+from analyzer.solver.work import OutsCutShort
 
 # ---- outs: the cards that bring a hand closer -------------------------------------------------
 
@@ -53,6 +54,10 @@ def _left(ends: float) -> float:
 def _spent(ends: float) -> bool:
     return time.monotonic() >= ends
 
+
+class _Unproven(Exception):
+    """A solve stopped at its time or work limit before it could say yes or no (CP-SAT's
+    UNKNOWN): its no would be a guess, and a guessed no would drop outs without a word."""
 
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
@@ -75,6 +80,9 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     ``known``: arrangements found for other hands of the same round and deck (the hands of one
     discard table), which may be best arrangements of this one too: this call reads outs off
     them, and adds those it finds.
+
+    Raises ``OutsCutShort``, with the outs found so far, when the search stopped before it
+    proved it had them all (at the time limit, or on a solve stopped by its time or work limit).
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
     ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
@@ -83,24 +91,26 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         return lay_down, frozenset()
     if problem.counted_by_window:
         assert built is not None
-        outs = _outs_by_union(problem, lay_down, built, ends, known)
+        outs, complete = _outs_by_union(problem, lay_down, built, ends, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
         # (the lay-down's own, unless it fell back to the strict model, which takes slots).
         # Not for a go-out hand after the draw: hand + card melds one card more there.
         assert built is not None
         window_model = build_model(problem, strict_deck=False) if built.strict_deck else built
-        outs = _outs_by_union(problem, lay_down, window_model, ends, known)
+        outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
         # asking which extra card brings the hand closer, of candidates a bound keeps few.
-        outs = _outs_by_resolving(problem, lay_down, ends, known)
+        outs, complete = _outs_by_resolving(problem, lay_down, ends, known)
+    if not complete:
+        raise OutsCutShort((lay_down, frozenset(outs)))
     return lay_down, frozenset(outs)
 
 
 def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: float,
-                   known: KnownArrangements | None = None) -> set[Card]:
+                   known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
     """Outs for window-counted runs (no per-meld wild limits), where any gap may take any wild
     card: exact contracts, and minimum contracts' relaxed model (may-i, eveleigh).
 
@@ -117,6 +127,8 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
     time); each arrangement it returns is checked against the deck, and if one fails the
     search restarts with the strict model. A "no new site" answer of the looser model holds
     for the strict one too.
+
+    With the outs, whether the search proved it has them all (``_collect_gap_sites``).
     """
     assert lay_down.cards_away
     # A wild card (the joker, a wild 2) fits any gap.
@@ -137,7 +149,10 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
 
 
 def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set[Card],
-                       built: Model, known: KnownArrangements | None = None) -> set[Card]:
+                       built: Model, known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
+    """``outs`` and the cards of the gap sites of best arrangements, found one arrangement at a
+    time; and whether the last answer proved that no best arrangement shows another (False:
+    the time ran out, or a solve stopped before it could prove that)."""
     outs = set(outs)
     strict_deck = built.cover is not None
     model = built.model
@@ -174,17 +189,22 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
             site = model.new_bool_var(f"gap[{rank.token}]")
             model.add(site <= gap)
             sites.append((site, fitting))
-    while not _spent(ends):  # past the time limit: the outs found so far (the caller says so)
+    while not _spent(ends):
         fresh = [site for site, cards in sites if not set(cards) <= outs]
         if not fresh:
-            return outs
+            return outs, True
         model.maximize(sum(fresh))
         solver = new_solver(_left(ends))
-        if solver.solve(model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
-            return outs
+        status = solver.solve(model)
+        if status == cp_model.INFEASIBLE:
+            return outs, True
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return outs, False  # stopped at its limit before finding any arrangement: unproven
         found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
         if not found:
-            return outs
+            # A best arrangement with no new site proves none has one only if it is optimal
+            # (FEASIBLE: stopped at its limit before proving the maximum is 0).
+            return outs, status == cp_model.OPTIMAL
         if not strict_deck:
             # Raises if the deck cannot supply it. (The lay-down's own reading: for a minimum
             # contract, ``translate_by_window`` would count each meld at its contract size.)
@@ -197,7 +217,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         # of another rank): walk them in Python before asking CP-SAT again.
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
-    return outs
+    return outs, False  # past the time limit: the outs found so far
 
 
 def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton]) -> list[_Set]:
@@ -219,7 +239,7 @@ def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton
 
 
 def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
-                       known: KnownArrangements | None = None) -> set[Card]:
+                       known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
     """For rule sets whose runs take slots: which cards make hand + card closer, asked of one
     model where the extra card is a decision (``ExtraCard``): find a card that does, rule it
     out, ask again; the last solve, infeasible, proves that no card left does.
@@ -240,7 +260,10 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
     - a card that no best arrangement can hold as a missing card, by a bound that counts each
       meld on its own (``MissingBound``), is no candidate;
     - and hand + card must meld the card (it could not be closer otherwise), which proves a
-      no sooner."""
+      no sooner.
+
+    With the outs, whether the search proved it has them all (False: the time ran out, or a
+    solve stopped at its time or work limit before it could say no)."""
     cards_away = lay_down.cards_away
     assert cards_away
     counted_as_missing = problem.target is None or problem.target > len(problem.hand)
@@ -253,15 +276,22 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
     bound = MissingBound(problem) if counted_as_missing else None
     candidates = [card for card in ALL_CARD_KINDS if card not in outs and problem.spare(card)
                   and not (bound and not bound.could_be_missing(card, cards_away))]
-    if not candidates or _spent(ends):
-        return outs
+    if not candidates:
+        return outs, True
+    if _spent(ends):
+        return outs, False
     extra = ExtraCard(problem, candidates, cards_away, melded=counted_as_missing)
-    while extra.open and not _spent(ends):
-        card, solution = extra.closer(ends)
-        if card is None:
-            break  # proven: no candidate left brings the hand closer (or out of time: the caller says so)
-        if solution is None:  # the deck could not supply the arrangement found: ask of this card alone
-            solution = _closer_than(extra.with_card(card), cards_away, ends, card if counted_as_missing else None)
+    while extra.open:
+        if _spent(ends):
+            return outs, False
+        try:
+            card, solution = extra.closer(ends)
+            if card is None:
+                return outs, True  # proven: no candidate left brings the hand closer
+            if solution is None:  # the deck could not supply the arrangement found: ask of this card alone
+                solution = _closer_than(extra.with_card(card), cards_away, ends, card if counted_as_missing else None)
+        except _Unproven:
+            return outs, False  # the search would go on past a guessed no: it stops here
         if solution is not None:
             outs.add(card)
             if counted_as_missing:
@@ -269,7 +299,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
                 if known is not None:
                     known.add(problem, solution.melds, solution.missing + (card,))
         extra.rule_out(outs | {card})
-    return outs
+    return outs, True
 
 
 class ExtraCard:
@@ -307,15 +337,19 @@ class ExtraCard:
 
     def closer(self, ends: float) -> tuple[Card | None, Solution | None]:
         """A candidate whose hand + card is closer, with its arrangement (None when the deck
-        cannot supply it); (None, None) when no candidate left is (or the time ran out)."""
+        cannot supply it); (None, None) when no candidate left is, proven. Raises ``_Unproven``
+        when the solve stopped at its limit before it could tell."""
         solver = new_solver(_left(ends))
         # The LP that helps an optimising solve find and prove the best lay-down costs more
         # than it saves on this yes/no question over many cards: at level 1 the joint solves
         # of Shanghai round-7 and shanghai-powe round-8 tables took 0.55x and 0.8x the CPU
         # time of level 2 (same process, 10 tables, load about 5), Shanghai round 2 about 0.9x.
         solver.parameters.linearization_level = 1
-        if solver.solve(self.built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        status = solver.solve(self.built.model)
+        if status == cp_model.INFEASIBLE:
             return None, None
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise _Unproven
         card = next(c for c, chosen in self.chosen.items() if solver.value(chosen))
         try:
             return card, translate_solution(self.with_card(card), self.built, solver, False, False)
@@ -437,7 +471,8 @@ def _closer_than(problem: Problem, cards_away: int, ends: float, melded: Card | 
     """An arrangement of ``problem`` with fewer than ``cards_away`` missing cards, if any. The
     model that ignores the deck answers first (a no is final); a yes it cannot show the deck
     supports goes to the strict model. ``melded``: a card the arrangement must meld (one that
-    could only be closer by melding the card added), which proves a no sooner."""
+    could only be closer by melding the card added), which proves a no sooner. Raises
+    ``_Unproven`` when a solve stopped at its limit before it could tell."""
     for strict_deck in (False, True):
         built = build_model(problem, strict_deck=strict_deck)
         built.model.add(built.missing_total <= cards_away - 1)
@@ -445,8 +480,11 @@ def _closer_than(problem: Problem, cards_away: int, ends: float, melded: Card | 
             built.model.add(_copies_melded(built, melded) >= 1)
         built.model.clear_objective()
         solver = new_solver(_left(ends))
-        if solver.solve(built.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        status = solver.solve(built.model)
+        if status == cp_model.INFEASIBLE:
             return None
+        if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            raise _Unproven
         try:
             return translate_solution(problem, built, solver, False, strict_deck)
         except DeckTooSmall:

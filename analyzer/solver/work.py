@@ -10,6 +10,11 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from analyzer.cards import Card
+    from analyzer.result import LayDown
 
 _WORK_LIMIT: ContextVar[float | None] = ContextVar("work_limit", default=None)
 
@@ -28,3 +33,14 @@ def deterministic_work(units: float | None) -> Iterator[None]:
 def work_limit() -> float | None:
     """The deterministic work each solve started here may take (None: no such bound)."""
     return _WORK_LIMIT.get()
+
+
+class OutsCutShort(Exception):
+    """The search for a hand's outs (``analyzer.solver.find_outs``) stopped before it proved it
+    had them all: at its time limit, or on a solve that stopped at its time or work limit
+    before it could prove its answer. ``found``: the hand's lay-down and the outs found so far
+    (each one a proven out; there may be more)."""
+
+    def __init__(self, found: tuple[LayDown, frozenset[Card]]) -> None:
+        super().__init__("the search for outs stopped before it proved it had them all")
+        self.found = found
