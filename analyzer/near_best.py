@@ -9,7 +9,8 @@ A *play* is a turn after the draw that lays down: the round's contract melded, t
 and the penalty points of the cards kept when the turn ends. Two plays are the same when a player
 cannot tell them apart: the same melds as multisets of cards, each run on the same places (so
 every wild card stands for the same card, though which of two wild cards fills which gap of one
-run is not told apart) and each set of the same rank, and the same discard. The solver's
+run is not told apart) and each set of the same rank (a set of wild cards only shows no rank: its
+cards alone tell it apart), and the same discard. The solver's
 symmetric assignments of one play (its model counts, its choice of claimed suits) are one play.
 
 How: CP-SAT stays the engine. The solver's model of the whole hand (``analyzer.solver.model``,
@@ -199,7 +200,7 @@ def _near_best(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: D
         solution = translate_solution(problem, built, solver, True, False)
         discard = next((card for card, var in thrown.items() if solver.value(var)), None)
         for melds in _arrangements(solution.melds, rules):
-            key = _play_key(melds, discard)
+            key = _play_key(melds, discard, rules)
             if key in found:
                 continue
             laid = Counter(card for meld in melds for card in meld.cards)
@@ -293,7 +294,7 @@ def _arrangements(melds: Sequence[PlacedMeld], rules: Rules) -> Iterator[tuple[P
     pool = Counter(card for meld in melds for card in meld.cards)
     seen: set[tuple[MeldKey, ...]] = set()
     for laid in _fill(shapes, 0, pool, rules):
-        key = tuple(sorted(_meld_key(meld) for meld in laid))
+        key = tuple(sorted(_meld_key(meld, rules) for meld in laid))
         if key not in seen:
             seen.add(key)
             yield tuple(laid)
@@ -363,13 +364,17 @@ def _sets(kind: MeldKind, rank: Rank, size: int, pool: Counter[Card], rules: Rul
         yield PlacedMeld(kind, tuple(naturals + wilds), tuple(naturals + claimed))
 
 
-def _meld_key(meld: PlacedMeld) -> MeldKey:
+def _meld_key(meld: PlacedMeld, rules: Rules) -> MeldKey:
     cards = tuple(sorted(card.sort_key() for card in meld.cards))
     if meld.kind == MeldKind.RUN:
         places = meld.run_places()
         return (meld.kind.value, meld.stands_for[0].suit.value, places[0], places[-1], cards)
+    if all(rules.is_wild(card) for card in meld.cards):
+        # Wild cards only (three jokers; three 2s where 2s are wild): the table shows the same
+        # cards whatever rank they are called, so the rank does not tell two plays apart.
+        return (meld.kind.value, 0, cards)
     return (meld.kind.value, int(meld.stands_for[0].rank or 0), cards)
 
 
-def _play_key(melds: Sequence[PlacedMeld], discard: Card | None) -> PlayKey:
-    return tuple(sorted(_meld_key(meld) for meld in melds)), "" if discard is None else discard.token
+def _play_key(melds: Sequence[PlacedMeld], discard: Card | None, rules: Rules) -> PlayKey:
+    return tuple(sorted(_meld_key(meld, rules) for meld in melds)), "" if discard is None else discard.token
