@@ -701,10 +701,10 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         # the naturals are counted per rank.
         counts, size = problem.counts, spec.size
         for r in ranks:
-            count[r] = model.new_int_var(0, top, _set_label(name, "count", r.token))
+            count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
             of_rank = []
             for card in naturals_of.get(r, ()):
-                uses[card] = model.new_int_var(0, counts[card], _set_label(name, "use", card.token))
+                uses[card] = model.new_int_var(0, counts[card], _set_label(name, "use", card))
                 of_rank.append(uses[card])
             if of_rank:
                 model.add(_sum(of_rank) <= size * count[r])
@@ -748,9 +748,10 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
 
 
 @functools.lru_cache(maxsize=1024)
-def _set_label(group: str, what: str, token: str) -> str:
-    """A set group's variable name (``set3.use[7H]``), the same in every model: made once."""
-    return f"{group}.{what}[{token}]"
+def _set_label(group: str, what: str, named: Card | Rank) -> str:
+    """A set group's variable name (``set3.use[7H]``, ``set3.count[7]``), the same in every
+    model: made once."""
+    return f"{group}.{what}[{named.token}]"
 
 
 def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot],
