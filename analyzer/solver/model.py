@@ -224,10 +224,12 @@ class Model:
 # ---- building the model ------------------------------------------------------------------------
 
 
-def _sum(terms: list[cp_model.LinearExprT]) -> cp_model.LinearExprT:
-    """``sum(terms)`` made in one step (``LinearExpr.sum``) rather than one addition a term: the
-    same terms in the same order, so the same proto wherever it goes (test_model_identity), at
-    about half the cost. An empty list stays the integer 0, as ``sum`` gives it."""
+def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
+    """``sum(terms)`` of variables made in one step (``LinearExpr.sum``) rather than one addition
+    a term: the same terms in the same order, so the same proto wherever it goes, at about half
+    the cost (test_model_identity checks both). An empty list stays the integer 0, as ``sum``
+    gives it (a constraint on it alone is a constant one). Variables only: a list of integers
+    would become a constant expression, where ``sum`` gives an integer."""
     return cp_model.LinearExpr.sum(terms) if terms else 0
 
 
@@ -342,7 +344,7 @@ def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
     seed 0, the hand in card order, so the same hand always gets the same answer."""
     points = problem.rules.points_of
     if problem.target is None:
-        points_melded = (_sum([points(card) * copies for card, copies in melded.items()])
+        points_melded = (sum(points(card) * copies for card, copies in melded.items())
                          + sum(points(card) * u for card, u in wild_used.items()))
         missing_weight = sum(points(card) for card in problem.hand) + 1
         return missing_weight * missing_total - points_melded
@@ -350,8 +352,8 @@ def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
     wilds_melded = (sum(wild_used.values())
                     + sum(copies for card, copies in melded.items() if card in wild))  # a wild 2 as itself
     rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
-    natural_cost = _sum([(points(card) * rank_weight + _rank_order(card)) * copies
-                         for card, copies in melded.items() if card not in wild])
+    natural_cost = sum((points(card) * rank_weight + _rank_order(card)) * copies
+                       for card, copies in melded.items() if card not in wild)
     wild_weight = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
     missing_weight = wild_weight * (len(problem.hand) + 1)
     return missing_weight * missing_total - wild_weight * wilds_melded + natural_cost
