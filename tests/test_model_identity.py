@@ -24,7 +24,7 @@ import pytest
 
 from analyzer.cards import ALL_NATURALS, JOKER, Card
 from analyzer.rules import PRESETS, Rules, preset
-from analyzer.solver.model import build_model, make_problem
+from analyzer.solver.model import _CpModel, _minimize, _sum, build_model, make_problem
 from analyzer.solver.translate import new_solver
 from analyzer.solver.work import deterministic_work
 
@@ -162,6 +162,29 @@ def test_digest_sees_a_one_coefficient_change() -> None:
     before = hashlib.sha256(str(built.model.proto).encode()).hexdigest()
     built.model.add(built.missing_total <= 99)
     assert hashlib.sha256(str(built.model.proto).encode()).hexdigest() != before
+
+
+def test_one_step_sum_gives_the_proto_of_python_sum() -> None:
+    """The builder's ``_sum`` (LinearExpr.sum in one step) stands in for Python's ``sum`` over the
+    same variables: alone in a constraint, scaled, beside other terms and in the objective it
+    must give the same proto, for empty lists (a natural no meld can hold), single terms and
+    repeated variables."""
+    rng = random.Random(3)
+    for _ in range(400):
+        protos = []
+        picks = [rng.randrange(6) for _ in range(rng.randint(0, 7))]
+        scale = rng.randint(1, 4)
+        for summed in (sum, _sum):
+            model = _CpModel()
+            variables = [model.new_int_var(0, 3, f"v{i}") for i in range(6)]
+            terms = [variables[i] for i in picks]
+            total = summed(terms)
+            model.add(total <= 5)  # alone: an empty sum is the integer 0 (a constant constraint)
+            model.add(total <= scale * variables[0] + 1)
+            model.add(scale * total - variables[1] >= 0)
+            _minimize(model, 7 * variables[2] - scale * total)
+            protos.append(str(model.proto))
+        assert protos[0] == protos[1], picks
 
 
 if __name__ == "__main__":  # print the table above, from whatever builder is installed here

@@ -52,10 +52,11 @@ def best_lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model |
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
                        proven_optimal=none.proven), None
-    kept = Counter(problem.hand) + Counter(solution.missing)  # the cards no meld takes
+    kept = Counter(problem.hand)  # the cards no meld takes: the hand's and the missing ones ...
+    kept.update(solution.missing)
     for meld in solution.melds:
         kept.subtract(meld.cards)
-    kept = +kept
+    kept = +kept  # ... less those the melds hold
     ordered = tuple(sorted(_tidy_runs(solution.melds, kept, problem), key=_meld_order))
     if solution.missing:
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
@@ -120,7 +121,9 @@ def _run_position(run: PlacedMeld, index: int) -> int:
     return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
 
 
+_KIND_ORDER = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}  # as the contract reads
+
+
 def _meld_order(meld: PlacedMeld) -> tuple[int, tuple[tuple[int, int], ...]]:
     """Sets before runs, as the contract reads; then by the cards they stand for."""
-    kind_order = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}[meld.kind]
-    return kind_order, tuple(card.sort_key() for card in meld.stands_for)
+    return _KIND_ORDER[meld.kind], tuple(card.sort_key() for card in meld.stands_for)

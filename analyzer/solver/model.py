@@ -32,6 +32,17 @@ def positions_of(card: Card, rules: Rules) -> tuple[int, ...]:
     return tuple(p for p in places if p in exist)
 
 
+@functools.lru_cache(maxsize=1024)
+def _use_sites(card: Card, positions: tuple[int, ...], name: str) -> tuple[tuple[int, str], ...]:
+    """The run positions ``card`` can take among ``positions`` (``positions_of``) with the name
+    of its use variable there (``run4.use[AC,14]``): the same for every hand, worked out once per
+    card, ace rule and group (building every use's name anew was a tenth of a typical model's
+    building, profiled with cProfile)."""
+    assert card.rank is not None
+    places = (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
+    return tuple((p, f"{name}.use[{card},{p}]") for p in places if p in positions)
+
+
 def may_be_natural(card: Card, rules: Rules) -> bool:
     """A card that can stand for itself as a natural: not wild, or a wild 2 unless 2s are
     always wild (then a 2 is a wild card wherever it goes)."""
@@ -157,15 +168,16 @@ class RunWindows:
     present: dict[Window, cp_model.IntVar]  # 1: at least one run on this window
     uses: dict[tuple[Card, int], cp_model.IntVar]  # copies of a natural the runs hold at position p
     wilds: cp_model.IntVar  # the hand's wild cards in these runs
+    exact: bool  # every window is the contract's size (``_window_layout``)
 
     def places(self) -> cp_model.LinearExprT:
         """Positions of all runs laid: each is a natural, a wild card or a gap."""
-        if all(last - first + 1 == self.spec.size for _, first, last in self.count):
+        if self.exact:
             return self.spec.size * self.how_many  # exact sizes: a constant, which CP-SAT prefers
         return sum((last - first + 1) * c for (_, first, last), c in self.count.items())
 
     def missing(self) -> cp_model.LinearExprT:
-        return self.places() - sum(self.uses.values()) - self.wilds
+        return self.places() - _sum(list(self.uses.values())) - self.wilds
 
 
 @dataclass
@@ -183,8 +195,8 @@ class SetGroup:
 
     def missing_total(self) -> cp_model.LinearExprT:
         if self.pooled_wilds is not None:
-            uses = sum(self.uses.values())
-            return self.spec.size * sum(self.count.values()) - uses - self.pooled_wilds
+            uses = _sum(list(self.uses.values()))
+            return self.spec.size * _sum(list(self.count.values())) - uses - self.pooled_wilds
         return sum(self.missing.values()) + sum(self.missing_jokers.values())
 
 
@@ -210,6 +222,15 @@ class Model:
 
 
 # ---- building the model ------------------------------------------------------------------------
+
+
+def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
+    """``sum(terms)`` of variables made in one step (``LinearExpr.sum``) rather than one addition
+    a term: the same terms in the same order, so the same proto wherever it goes, at about half
+    the cost (test_model_identity checks both). An empty list stays the integer 0, as ``sum``
+    gives it (a constraint on it alone is a constant one). Variables only: a list of integers
+    would become a constant expression, where ``sum`` gives an integer."""
+    return cp_model.LinearExpr.sum(terms) if terms else 0
 
 
 class _CpModel(cp_model.CpModel):
@@ -251,7 +272,8 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # Wild cards: each one used at most once, as a wild or (a wild 2) as itself.
     wild_used = {card: model.new_int_var(0, problem.counts[card], f"wild_used[{card}]")
                  for card in problem.wild_kinds}
-    model.add(sum(wild_used.values()) == sum(slot.wilds for slot in runs)
+    wilds_melded = sum(wild_used.values())
+    model.add(wilds_melded == sum(slot.wilds for slot in runs)
               + sum(group.wilds for group in windows) + sum(g.wild_total() for g in sets))
 
     # Natural cards: no more copies than the hand holds.
@@ -265,10 +287,13 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     for set_group in sets:
         for card, use in set_group.uses.items():
             natural_uses[card].append(use)
+    # Each natural's melded copies, summed once: the limit below, the objective and the go-out
+    # count all take this same expression (summing again gave the same terms, at a fifth of a
+    # typical model's building).
+    melded = {card: _sum(uses) for card, uses in natural_uses.items()}
     for card in problem.naturals:
-        used = sum(natural_uses[card]) + (wild_used[card] if card in wild_used else 0)
+        used = melded[card] + (wild_used[card] if card in wild_used else 0)
         model.add(used <= problem.counts[card])
-    hand_melded = sum(sum(uses) for uses in natural_uses.values()) + sum(wild_used.values())
 
     cover = None
     if strict_deck and by_window:
@@ -280,13 +305,15 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
     missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
                      + sum(g.missing_total() for g in sets))
-    if problem.target is not None:
-        # Go-out round: the melds hold every card of the hand the player ends with, the drawn
-        # (missing) cards among them; the hand's cards they leave out are let go.
-        model.add(hand_melded + missing_total == problem.target)
-    if problem.meld_at_most is not None:
-        model.add(hand_melded <= problem.meld_at_most)
-    _minimize(model, _objective(problem, natural_uses, wild_used, missing_total))
+    if problem.target is not None or problem.meld_at_most is not None:
+        hand_melded = sum(melded.values()) + wilds_melded
+        if problem.target is not None:
+            # Go-out round: the melds hold every card of the hand the player ends with, the drawn
+            # (missing) cards among them; the hand's cards they leave out are let go.
+            model.add(hand_melded + missing_total == problem.target)
+        if problem.meld_at_most is not None:
+            model.add(hand_melded <= problem.meld_at_most)
+    _minimize(model, _objective(problem, melded, wild_used, missing_total))
     return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
 
 
@@ -305,7 +332,7 @@ def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
     model.proto.objective.coeffs.extend(flat.coeffs)
 
 
-def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],
+def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
                wild_used: dict[Card, cp_model.IntVar], missing_total: cp_model.LinearExprT) -> cp_model.LinearExprT:
     """Lexicographic, in one number: fewest missing cards first (one outweighs all the rest).
 
@@ -315,18 +342,19 @@ def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]]
     (the costliest cards let go), then the lowest ranks melded (of two cards worth the same,
     the higher one goes). Ties left (9♥ or 9♠) fall to the solver's fixed search: one worker,
     seed 0, the hand in card order, so the same hand always gets the same answer."""
+    points = problem.rules.points_of
     if problem.target is None:
-        points_melded = (sum(problem.points(card) * sum(uses) for card, uses in natural_uses.items())
-                         + sum(problem.points(card) * u for card, u in wild_used.items()))
-        missing_weight = sum(problem.points(card) for card in problem.hand) + 1
+        points_melded = (sum(points(card) * copies for card, copies in melded.items())
+                         + sum(points(card) * u for card, u in wild_used.items()))
+        missing_weight = sum(points(card) for card in problem.hand) + 1
         return missing_weight * missing_total - points_melded
     wild = set(problem.wild_kinds)
     wilds_melded = (sum(wild_used.values())
-                    + sum(sum(uses) for card, uses in natural_uses.items() if card in wild))  # a wild 2 as itself
+                    + sum(copies for card, copies in melded.items() if card in wild))  # a wild 2 as itself
     rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
-    natural_cost = sum((problem.points(card) * rank_weight + _rank_order(card)) * sum(uses)
-                       for card, uses in natural_uses.items() if card not in wild)
-    wild_weight = sum((problem.points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
+    natural_cost = sum((points(card) * rank_weight + _rank_order(card)) * copies
+                       for card, copies in melded.items() if card not in wild)
+    wild_weight = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
     missing_weight = wild_weight * (len(problem.hand) + 1)
     return missing_weight * missing_total - wild_weight * wilds_melded + natural_cost
 
@@ -378,10 +406,10 @@ def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWind
 
 @functools.lru_cache(maxsize=64)
 def _window_layout(positions: tuple[int, ...], size: int, longest: int) -> tuple[
-        tuple[Window, ...], tuple[str, ...], dict[tuple[Suit, int], tuple[int, ...]]]:
+        tuple[Window, ...], tuple[str, ...], dict[tuple[Suit, int], tuple[int, ...]], bool]:
     """What window-counted runs of one size look like under the ace rule, whatever the hand:
-    the windows, their names (``S5-8``) and, per (suit, position), the windows covering it
-    (their indices). Worked out once per rule set and size: a fifth of a typical model's
+    the windows, their names (``S5-8``), per (suit, position) the windows covering it (their
+    indices), and whether every window is ``size`` long (``RunWindows.exact``). Worked out once per rule set and size: a fifth of a typical model's
     building time (profiled with cProfile)."""
     windows = tuple((suit, first, last) for suit in SUITS for first in positions for last in positions
                     if size <= last - first + 1 <= longest)
@@ -390,7 +418,8 @@ def _window_layout(positions: tuple[int, ...], size: int, longest: int) -> tuple
     for index, (suit, first, last) in enumerate(windows):
         for p in range(first, last + 1):
             covering.setdefault((suit, p), []).append(index)
-    return windows, names, {key: tuple(indices) for key, indices in covering.items()}
+    exact = all(last - first + 1 == size for _, first, last in windows)
+    return windows, names, {key: tuple(indices) for key, indices in covering.items()}, exact
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: the shared ones are cached
@@ -402,6 +431,7 @@ class _WindowHead:
     present: dict[Window, cp_model.IntVar]
     covering_index: dict[tuple[Suit, int], tuple[int, ...]]
     covering: dict[tuple[Suit, int], cp_model.LinearExprT]  # runs covering (suit, p), made when asked
+    exact: bool  # every window is the contract's size
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
@@ -414,7 +444,7 @@ class _WindowHead:
 
 def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
                      how_many: int, top: int, flagged: bool) -> _WindowHead:
-    windows, window_names, covering_index = _window_layout(positions, size, longest)
+    windows, window_names, covering_index, exact = _window_layout(positions, size, longest)
     name = f"run{size}"
     counts = [model.new_int_var(0, top, f"{name}.count[{w}]") for w in window_names]
     model.add(sum(counts) == how_many)
@@ -423,7 +453,7 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
         for w, label, c in zip(windows, window_names, counts):
             present[w] = model.new_bool_var(f"{name}.present[{label}]")
             model.add(c <= top * present[w])
-    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {})
+    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact)
 
 
 @functools.lru_cache(maxsize=256)
@@ -460,16 +490,17 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                and len(problem.run_specs) > 1)
     head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
+    counts, positions = problem.counts, problem.positions
     for card in problem.naturals:
         assert card.suit is not None
-        for p in positions_of(card, rules):
+        for p, label in _use_sites(card, positions, name):
             # Each run covering this card's position may hold one copy of it.
-            use = model.new_int_var(0, min(how_many, problem.counts[card]), f"{name}.use[{card},{p}]")
+            use = model.new_int_var(0, min(how_many, counts[card]), label)
             model.add(use <= head.runs_covering(card.suit, p))
             uses[card, p] = use
-    total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
+    total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
-    group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds)
+    group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact)
     model.add(group.missing() >= 0)
     return head, group
 
@@ -670,14 +701,15 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     if problem.counted_by_window:
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
+        counts, size = problem.counts, spec.size
         for r in ranks:
-            count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
+            count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
             of_rank = []
             for card in naturals_of.get(r, ()):
-                uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+                uses[card] = model.new_int_var(0, counts[card], _set_label(name, "use", card))
                 of_rank.append(uses[card])
             if of_rank:
-                model.add(sum(of_rank) <= spec.size * count[r])
+                model.add(_sum(of_rank) <= size * count[r])
         model.add(sum(count.values()) == how_many)
         pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
         group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
@@ -715,6 +747,13 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
                 model.add(wild_like <= spec.size // 2 * count[r])
     model.add(sum(count.values()) == how_many)
     return SetGroup(spec, count, uses, wilds, missing, missing_jokers)
+
+
+@functools.lru_cache(maxsize=1024)
+def _set_label(group: str, what: str, named: Card | Rank) -> str:
+    """A set group's variable name (``set3.use[7H]``, ``set3.count[7]``), the same in every
+    model: made once."""
+    return f"{group}.{what}[{named.token}]"
 
 
 def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot],
