@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 import pytest
@@ -196,6 +196,15 @@ def test_outs_with_per_meld_wild_limits_agree_with_resolving_every_card(
         assert all(bound.could_be_missing(out, naive[0].cards_away) for out in naive[1])
 
 
+def assert_each_brings_closer(cards: Iterable[Card], hand: Hand, rules: Rules, round_number: int,
+                              deck: DeckRule, cards_away: int) -> None:
+    """Each of ``cards`` is an out: added to the hand, it brings the hand closer than
+    ``cards_away``, re-solved from scratch."""
+    for card in cards:
+        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
+        assert closer.cards_away is not None and closer.cards_away < cards_away, card.token
+
+
 @pytest.mark.parametrize("rules_name, round_number", SLOT_ROUNDS + WINDOW_ROUNDS)
 @settings(max_examples=max(3, settings().max_examples // 10), deadline=None)
 @given(data=st.data())
@@ -221,9 +230,7 @@ def test_outs_read_off_a_best_arrangement_bring_the_hand_closer(
     read = _read_outs(make_problem(hand, rules, round_number, deck, before_draw),
                       lay_down.with_missing, lay_down.missing)
     assert set(lay_down.missing) <= read
-    for card in read:
-        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
-        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+    assert_each_brings_closer(read, hand, rules, round_number, deck, lay_down.cards_away)
 
 
 def walked_outs(problem: Problem, cards_away: int) -> set[Card] | None:
@@ -264,9 +271,7 @@ def test_the_neighbourhood_walk_names_only_outs(
     if not lay_down.cards_away:
         return
     walked = walked_outs(make_problem(hand, rules, round_number, deck, before_draw), lay_down.cards_away)
-    for card in walked or ():
-        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
-        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+    assert_each_brings_closer(walked or (), hand, rules, round_number, deck, lay_down.cards_away)
 
 
 def test_the_walk_names_outs_of_a_go_out_row() -> None:
@@ -314,9 +319,7 @@ def test_moving_one_meld_names_only_outs(rules_name: str, round_number: int, dat
         return
     moved = _moved_meld_outs(make_problem(hand, rules, round_number, deck, before_draw),
                              lay_down.with_missing, lay_down.missing)
-    for card in moved:
-        closer = solve_lay_down(hand + (card,), rules, round_number, deck, 30.0)
-        assert closer.cards_away is not None and closer.cards_away < lay_down.cards_away, card.token
+    assert_each_brings_closer(moved, hand, rules, round_number, deck, lay_down.cards_away)
 
 
 def test_moving_one_meld_names_outs_the_arrangement_does_not_miss() -> None:
