@@ -23,13 +23,18 @@ def position_rank(position: int) -> Rank:
     return Rank.ACE if position in (LOW_ACE, HIGH_ACE) else Rank(position)
 
 
+def _places(card: Card) -> tuple[int, ...]:
+    """The run positions a natural card could stand at under some ace rule: an ace low and
+    high, other ranks their own."""
+    assert card.rank is not None
+    return (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
+
+
 def positions_of(card: Card, rules: Rules) -> tuple[int, ...]:
     """Run positions a natural card can take: an ace low and/or high, other ranks their own,
     where the rules let runs use that position (``Rules.run_positions``)."""
-    assert card.rank is not None
-    places = (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
     exist = rules.run_positions()
-    return tuple(p for p in places if p in exist)
+    return tuple(p for p in _places(card) if p in exist)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -38,9 +43,7 @@ def _use_sites(card: Card, positions: tuple[int, ...], name: str) -> tuple[tuple
     of its use variable there (``run4.use[AC,14]``): the same for every hand, worked out once per
     card, ace rule and group (building every use's name anew was a tenth of a typical model's
     building, profiled with cProfile)."""
-    assert card.rank is not None
-    places = (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
-    return tuple((p, f"{name}.use[{card},{p}]") for p in places if p in positions)
+    return tuple((p, f"{name}.use[{card},{p}]") for p in _places(card) if p in positions)
 
 
 def may_be_natural(card: Card, rules: Rules) -> bool:
