@@ -719,10 +719,10 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         model.add(group.missing_total() >= 0)
         return group
     for r in ranks:
-        count[r] = model.new_int_var(0, top, f"{name}.count[{r.token}]")
+        count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
         of_rank = []
         for card in naturals_of.get(r, ()):
-            uses[card] = model.new_int_var(0, problem.counts[card], f"{name}.use[{card}]")
+            uses[card] = model.new_int_var(0, problem.counts[card], _set_label(name, "use", card))
             of_rank.append(uses[card])
         wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
         missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
