@@ -12,7 +12,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import puzzles.generate
-from analyzer import Card, LayDown, Suit, analyze, parse_cards, preset
+from analyzer import LayDown, Suit, analyze, parse_cards, preset
 from analyzer.turn import Moment, hand_sizes
 from puzzles.bank import load_bank
 from puzzles.check import play_problems
