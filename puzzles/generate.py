@@ -152,7 +152,7 @@ Found = tuple[Puzzle | None, Known]
 Floor = tuple[Counter[Card], int]
 
 
-def _turn_position(table: Table, kind: str, floors: dict[int, Floor] | None = None) -> Found:
+def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
     """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
     table's own solver knows of the hand after the draw (``Known``), or what ``floors`` prove
     without solving: that it cannot lay down."""
@@ -187,11 +187,11 @@ def _turn_position(table: Table, kind: str, floors: dict[int, Floor] | None = No
     if kind == "lay-down" and state is not None and not go_out:
         assert isinstance(policy, SimulatedPlayer)
         hand = Counter(view.hand + (drawn,))
-        if floors is not None and state.away and away_at_least(floors.get(seat), hand) >= 1:
+        if state.away and away_at_least(floors.get(seat), hand) >= 1:
             known = False
         else:
             known = _known_after(policy, state, drawn)
-            if floors is not None and known and known.proven_optimal and known.cards_away is not None:
+            if known and known.proven_optimal and known.cards_away is not None:
                 floors[seat] = (hand, known.cards_away)
     return Puzzle(
         kind=kind,

@@ -157,12 +157,12 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     if window_best is None:
         return None
     _, suit, low = window_best
-    held_at = set(by_suit[suit])
+    held_places = set(by_suit[suit])
     cards, meanings = [], []
     for position in range(low, low + spec.size):
         meaning = _POSITION_CARDS[suit][position]
         meanings.append(meaning)
-        cards.append(meaning if position in held_at else wilds.pop())
+        cards.append(meaning if position in held_places else wilds.pop())
     return PlacedMeld(MeldKind.RUN, tuple(cards), tuple(meanings))
 
 
@@ -292,7 +292,7 @@ def _two_sets_of_a_rank(hand: Sequence[Card], rules: Rules, round_number: int, p
     if not rules.distinct_set_ranks:
         return ""
     ranks = Counter(meld.stands_for[0].rank for meld in play.melds if meld.kind != MeldKind.RUN)
-    twice = [rank for rank, count in ranks.items() if count > 1]
+    twice = [rank for rank, count in ranks.items() if count > 1 and rank is not None]
     if not twice:
         return ""
     return f"they lay two sets of one rank ({twice[0].token}), and here no two sets may share a rank"

@@ -26,8 +26,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
-from puzzles.bank import BANK_DIR, bank_files, read_puzzles, write_puzzles
 from analyzer import preset
+from puzzles.bank import BANK_DIR, bank_files, read_puzzles, write_puzzles
 from puzzles.generate import GENERATOR, derive, difficulty, lay_down_reason
 from puzzles.model import Puzzle
 from puzzles.verify import position_of

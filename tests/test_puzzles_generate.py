@@ -12,7 +12,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import puzzles.generate
-from analyzer import Card, LayDown, Suit, analyze, parse_cards, preset
+from analyzer import LayDown, Suit, analyze, parse_cards, preset
 from analyzer.turn import Moment, hand_sizes
 from puzzles.bank import load_bank
 from puzzles.check import play_problems
@@ -283,6 +283,25 @@ def test_sets_of_one_size_share_their_ranks_copies_in_the_wild_card_bound() -> N
     assert wild_cards_short(hand, rules, 1) == 1
     assert analyze(hand, rules, 1, None, 60.0, "before-draw").cards_away == 1
     assert wild_cards_short(parse_cards("7H 7S 7C 7D 9C 9D KS JK"), rules, 1) == 0
+
+
+def test_the_generators_shortcuts_do_skip_solves_on_plain_hands() -> None:
+    # The property tests above only check the shortcuts never claim too much: these pin that
+    # they claim something (a floor above 0, a trap-less position found, a positive bound), so a
+    # shortcut returning 0 or False everywhere (the generator's output unchanged, only slower)
+    # fails here. Progressive round 1: two sets of 3.
+    rules = preset("progressive")
+    ready = parse_cards("7H 7S 7C 9C 9D 9S KC 3C")  # two sets; discard KC and keep 3 points
+    whole = analyze(ready, rules, 1, None, 60.0, "before-draw")
+    assert kept_at_least(ready, rules, whole) == 3  # 13 left over, less the king's 10
+    plays = [hasty_play(ready, rules, 1, strategy) for strategy in STRATEGIES]
+    assert _no_trap(position("lay-down", "progressive", 1, "7H 7S 7C 9C 9D 9S KC 3C"), rules, whole, plays)
+    far = parse_cards("7H 7S 9C 9D 4S 5S KC 3C QD")  # a 7 and a 9 away
+    proven = analyze(far, rules, 1, None, 60.0, "before-draw")
+    assert proven.cards_away == 2 and wild_cards_short(far, rules, 1) == 2
+    later = parse_cards("7H 7S 9C 9D 4S 5S KC 3C 8H")  # QD out, 8H in: one card nearer at most
+    assert away_at_least((Counter(far), 2), Counter(later)) == 1
+    assert analyze(later, rules, 1, None, 60.0, "before-draw").cards_away == 2
 
 
 BOUND_RULE_SETS = [*RULE_SETS, preset("kolsov"), preset("contract")]
