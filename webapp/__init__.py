@@ -67,7 +67,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import accounts, analysis, api, cookie, db, errors, home, puzzle_parts, questions, reports, safety, train
+    from webapp import (
+        accounts,
+        analysis,
+        api,
+        cookie,
+        db,
+        errors,
+        home,
+        puzzle_parts,
+        questions,
+        reports,
+        safety,
+        train,
+    )
 
     app.session_interface = cookie.SessionInterface()
     db.init_app(app)
