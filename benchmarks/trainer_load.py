@@ -141,7 +141,7 @@ class Server:
     log: Path
 
     def cpu_seconds(self) -> tuple[float, float] | None:
-        """The server process's CPU time so far, user and system (Linux; None elsewhere)."""
+        """The server process's CPU seconds so far, (user, system) (Linux; None elsewhere)."""
         try:
             fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:

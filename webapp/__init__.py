@@ -37,13 +37,13 @@ DEFAULTS: dict[str, Any] = {
     "ANALYSIS_PER_MINUTE": 60,  # solver runs per client and minute (page, live updates and API together)
     "RATELIMIT_STORAGE_URI": "memory://",  # redis://host:6379 when several processes serve
     "RATELIMIT_HEADERS_ENABLED": True,
-    "TRUSTED_PROXIES": 0,
+    "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For is to be believed
     "PERMANENT_SESSION_LIFETIME": 400 * 24 * 3600,  # the anonymous player's cookie: a browser's longest
     "PUZZLE_BANK": None,  # a folder of puzzle shards; None: the bank shipped with ``puzzles``
     # Seconds /practice may choose from puzzle ratings read that long ago (other processes'
     # answers; this process's own are seen at once): webapp/puzzle_ratings.py.
     "TRAINER_RATINGS_MAX_AGE": 5.0,
-    "TRAINER_TODAY": None,  # an ISO date that fixes "today" (tests); None: today in UTC  # reverse proxies in front whose X-Forwarded-For is to be believed
+    "TRAINER_TODAY": None,  # an ISO date that fixes "today" (tests); None: today in UTC
 }
 
 
@@ -67,7 +67,20 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         proxies = int(app.config["TRUSTED_PROXIES"])
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=proxies, x_proto=proxies, x_host=proxies)  # type: ignore[method-assign]
 
-    from webapp import accounts, analysis, api, cookie, db, errors, home, puzzle_parts, questions, reports, safety, train
+    from webapp import (
+        accounts,
+        analysis,
+        api,
+        cookie,
+        db,
+        errors,
+        home,
+        puzzle_parts,
+        questions,
+        reports,
+        safety,
+        train,
+    )
 
     app.session_interface = cookie.SessionInterface()
     db.init_app(app)

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from webapp.db import PuzzleRating
 
+
 class PuzzleRatings:
     """One app's copy of the puzzle ratings: puzzle id to rating, as the table was when last
     read, with this process's answers since laid over it."""
@@ -46,7 +47,8 @@ class PuzzleRatings:
         first = self._read_at < 0
         if time.monotonic() - self._read_at >= self.max_age and self._reading.acquire(blocking=first):
             try:
-                if time.monotonic() - self._read_at >= self.max_age:  # not read meanwhile by the thread waited for
+                # Not read meanwhile by the thread this one waited for:
+                if time.monotonic() - self._read_at >= self.max_age:
                     started = time.monotonic()
                     fresh = dict(db.execute(select(PuzzleRating.puzzle_id, PuzzleRating.rating)).all())
                     with self._changing:
