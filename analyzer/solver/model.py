@@ -412,8 +412,8 @@ def _window_layout(positions: tuple[int, ...], size: int, longest: int) -> tuple
         tuple[Window, ...], tuple[str, ...], dict[tuple[Suit, int], tuple[int, ...]], bool]:
     """What window-counted runs of one size look like under the ace rule, whatever the hand:
     the windows, their names (``S5-8``), per (suit, position) the windows covering it (their
-    indices), and whether every window is ``size`` long (``RunWindows.exact``). Worked out once per rule set and size: a fifth of a typical model's
-    building time (profiled with cProfile)."""
+    indices), and whether every window is ``size`` long (``RunWindows.exact``). Worked out once
+    per rule set and size: a fifth of a typical model's building time (profiled with cProfile)."""
     windows = tuple((suit, first, last) for suit in SUITS for first in positions for last in positions
                     if size <= last - first + 1 <= longest)
     names = tuple(f"{suit.value}{first}-{last}" for suit, first, last in windows)
@@ -433,7 +433,11 @@ class _WindowHead:
     count: dict[Window, cp_model.IntVar]
     present: dict[Window, cp_model.IntVar]
     covering_index: dict[tuple[Suit, int], tuple[int, ...]]
-    covering: dict[tuple[Suit, int], cp_model.LinearExprT]  # runs covering (suit, p), made when asked
+    # Runs covering (suit, p), made when first asked. The shared head is cached, so this dict
+    # outlives one model and its expressions hold the template's variables: they still mean the
+    # right ones in every model that copied the template, because a copy keeps each variable's
+    # index, and a constraint is written with indices only (test_model_identity pins the protos).
+    covering: dict[tuple[Suit, int], cp_model.LinearExprT]
     exact: bool  # every window is the contract's size
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
