@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
-from analyzer.cards import JOKER, Card, Rank, Suit
+from analyzer.cards import JOKER, Card, Rank, Suit, parse_cards
 from analyzer.result import LayDown
 from analyzer.rules import DeckRule, Rules, SameSuitRuns, check_rules, preset
 from analyzer.solver import model as solver_model
@@ -137,7 +137,7 @@ def test_the_rules_here_count_runs_per_window() -> None:
 ])
 def test_one_wild_a_run_on_plain_hands(hand: str, round_number: int, cards_away: int) -> None:
     rules = preset("shanghai")
-    cards = tuple(Card.parse(token) for token in hand.split())
+    cards = parse_cards(hand)
     result = checked(cards, rules, round_number)
     assert result.cards_away == cards_away, result.to_dict()
     assert result.cards_away == slot_answer(cards, rules, round_number).cards_away
@@ -147,7 +147,7 @@ def test_three_runs_on_the_same_hearts_take_one_joker_each() -> None:
     # Eight hearts 3-6 and four jokers, three runs of four (Kolsov round 7): twelve places for
     # eight naturals and three jokers (one a run), one card missing, the fourth joker kept.
     rules = preset("kolsov")
-    cards = tuple(Card.parse(token) for token in "3H 4H 5H 6H 3H 4H 5H 6H JK JK JK JK".split())
+    cards = parse_cards("3H 4H 5H 6H 3H 4H 5H 6H JK JK JK JK")
     result = checked(cards, rules, 7)
     assert (result.cards_away, result.leftover_points) == (1, 240), result.to_dict()
     assert all(sum(card == JOKER for card in meld.cards) == 1 for meld in result.with_missing)

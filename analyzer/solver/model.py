@@ -93,9 +93,9 @@ class Problem:
     @property
     def runs_by_window(self) -> bool:
         """No per-meld wild limits: any gap of any run may take any wild card, so runs are
-        counted per window with the hand's naturals per position (``RunWindows``). With limits
-        they are counted per window too, outside the strict deck model, but each window keeps
-        its own naturals and wild cards (``WindowWilds``)."""
+        counted per window with the hand's naturals per position (``RunWindows``) and their wild
+        cards in one count. (A limit of one wild card a run counts them per window too, each
+        window's wild cards apart: ``WindowWilds``.)"""
         return self.rules.max_wilds_per_meld is None and self.rules.wilds_may_outnumber_naturals
 
     @property
@@ -213,8 +213,8 @@ class WindowWilds:
 class RunWindows:
     """Runs of one contract size, counted per window (suit, first and last position), with the
     hand's naturals counted per position: no slots, so no symmetric copies of one solution.
-    Where per-meld wild limits apply, each window also keeps its own naturals and wild cards
-    (``per_window``)."""
+    Under a limit of one wild card a run, each window's wild cards are counted apart
+    (``per_window``); otherwise any gap may take any wild card."""
 
     spec: MeldSpec
     how_many: int
@@ -561,7 +561,8 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
-    per_window = None if problem.runs_by_window else _window_wilds(model, problem, name, head, uses, wilds, top)
+    per_window = None if problem.runs_by_window else _window_wilds(model, problem, name, head, uses, wilds,
+                                                                   how_many, top)
     group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
                        per_window)
     model.add(group.missing() >= 0)
@@ -581,7 +582,7 @@ def _held_stretches(held: set[int], size: int) -> list[tuple[int, int]]:
 
 def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _WindowHead,
                   uses: dict[tuple[Card, int], cp_model.IntVar], wilds: cp_model.IntVar,
-                  top: int) -> WindowWilds:
+                  how_many: int, top: int) -> WindowWilds:
     """One wild card a run, for runs counted per window: conditions (1) and (2) of
     ``WindowWilds``, on the windows inside the stretches of positions the hand holds."""
     rules = problem.rules
@@ -606,7 +607,7 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
             model.add(inside[window] <= count)  # (1)
     outside_runs = [count for window, count in head.count.items() if window not in inside]
     wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
-    outside = model.new_int_var(0, min(wild_cards, len(problem.run_specs)), f"{name}.wilds[outside]")
+    outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
     model.add(outside <= _sum(outside_runs))  # (1), pooled
     model.add(wilds == outside + _sum(list(inside.values())))
     for suit, stretches_of_suit in stretches.items():

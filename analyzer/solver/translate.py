@@ -14,10 +14,10 @@ from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules
 from analyzer.solver.model import (
     DEUCE,
-    SUITS,
-    Model,
     HIGH_ACE,
     LOW_ACE,
+    SUITS,
+    Model,
     Problem,
     RunWindows,
     build_model,
@@ -151,7 +151,8 @@ def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkele
     return runs
 
 
-def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int]) -> list[tuple[RunSkeleton, int | None]]:
+def _limited_runs(group: RunWindows,
+                  value: Callable[[cp_model.IntVar], int]) -> list[tuple[RunSkeleton, int | None]]:
     """The runs of a group limited to one wild card a run, as ``WindowWilds`` deals them: the
     runs taking a wild card on a window inside a held stretch each get a place of their own
     (positions in order, each run ending first served first, at most the free places of a
@@ -172,10 +173,11 @@ def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int]) ->
     natural_count = {(card.suit, p): value(use) for (card, p), use in group.uses.items()}
     wild_place: dict[int, int] = {}  # run -> the place kept for its wild card
     for suit in SUITS:
-        waiting = sorted((i for i, (s, _, _) in enumerate(laid) if s == suit and taking[i] and laid[i] in per_window.inside),
-                         key=lambda i: laid[i][2])
+        waiting = sorted((i for i, (s, _, _) in enumerate(laid)
+                          if s == suit and taking[i] and laid[i] in per_window.inside), key=lambda i: laid[i][2])
         for p in range(LOW_ACE, HIGH_ACE + 1):
-            free = sum(1 for s, first, last in laid if s == suit and first <= p <= last) - natural_count.get((suit, p), 0)
+            runs_over = sum(1 for s, first, last in laid if s == suit and first <= p <= last)
+            free = runs_over - natural_count.get((suit, p), 0)
             for i in [i for i in waiting if laid[i][1] <= p][:max(0, free)]:
                 wild_place[i] = p
                 waiting.remove(i)
