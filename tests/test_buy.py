@@ -313,7 +313,10 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
 # was made faster (issue 7): speed-ups must not change a figure, the reason or the simulated play
 # behind them. A short horizon and few rollouts keep them cheap; the first three cases have the
 # default settings, one is the exact enumeration and five are go-out rounds (ill-buy-it 8, pagat 7,
-# shanghai 7, kolsov 10) or the never-discard-to-go-out rules (shanghai-powe).
+# shanghai 7, kolsov 10) or the never-discard-to-go-out rules (shanghai-powe). The shanghai-powe
+# round 8 case was recorded again on 2026-11-24, when the one-wild presets' runs came to be
+# counted per window (other ties in simulated play): the same verdict, a close call (difference
+# 4.75 -> 7.75 against a margin of 8.1 -> 7.75).
 PINNED_VERDICTS = [
     ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "f4615e4f20664fbc"),
     ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "673519c46f3dcc5d"),
@@ -331,7 +334,7 @@ PINNED_VERDICTS = [
     ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "9e37a77b77a0a70b"),
     ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "1a60523b69da926e"),
     ("shanghai-powe", 2, "7C 7D 10D 10C 6D 5C JK JD JK 9D", "5D", {"horizon": 3, "rollouts": 20}, "82922facf029e420"),
-    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "9f42a8146e78848c"),
+    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "0fe9d93adad9e2b6"),
     ("kolsov", 2, "7H 7S 10S 10H 6S 5H JK JS JK 9S 5S", "6H", {"horizon": 3, "rollouts": 20}, "a04b65474716869f"),
     ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "06027f3cc03c63da"),
     ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "669f65952ad1fbcb"),

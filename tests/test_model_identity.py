@@ -6,7 +6,10 @@ the solver's parameters, not only on what the model means. So speed work on the 
 must leave both unchanged: these digests were recorded with the builder of main at c5b0534
 (before the issue 7 rewrite of analyzer/solver/model.py), by running this file as a script
 there (``python -m tests.test_model_identity`` prints the table below), and the rewritten
-builder must give the same digests.
+builder must give the same digests. A deliberate change of the model records them again, in its
+own commit that says why: on 2026-11-24 the runs of the one-wild-a-meld presets (``shanghai``,
+``shanghai-powe``, ``kolsov``) became counted per window where a contract repeats a run
+(``WindowWilds``), generator puzzles-3.
 
 Every preset, every round: typical hands (deal + 1 cards, seeded) and hard hands (deal + 6..10
 cards, 3-6 jokers where the deck has them), each built as the lay-down builds it (relaxed and
@@ -113,23 +116,23 @@ RECORDED: dict[tuple[str, str], str] = {
     ("may-i", "before-draw"): "36339e8f781ae80d",
     ("may-i", "at-most"): "3fb53e1d3c30e1d4",
     ("may-i", "at-most-strict"): "0f7e9582b2363d83",
-    ("shanghai", "relaxed"): "4b3a92e475734563",
+    ("shanghai", "relaxed"): "51cd4414f47d4780",
     ("shanghai", "strict"): "5268b316359f703f",
-    ("shanghai", "all-ranks"): "e466ff7f3f0d96b1",
-    ("shanghai", "before-draw"): "a5bd57d28f03f3f6",
-    ("shanghai", "at-most"): "f74a8cb232c9b41b",
+    ("shanghai", "all-ranks"): "79f13a1989d1f713",
+    ("shanghai", "before-draw"): "f52d92a1c47caf65",
+    ("shanghai", "at-most"): "88b6f300b6bd6f01",
     ("shanghai", "at-most-strict"): "98cdfbaac520051a",
-    ("shanghai-powe", "relaxed"): "39fdacd44f102917",
+    ("shanghai-powe", "relaxed"): "e85404dbb2d892e5",
     ("shanghai-powe", "strict"): "37440ee1488308f2",
-    ("shanghai-powe", "all-ranks"): "830d6a59ac6db4ec",
-    ("shanghai-powe", "before-draw"): "39fdacd44f102917",
-    ("shanghai-powe", "at-most"): "c67dbc27ff9a4b66",
+    ("shanghai-powe", "all-ranks"): "da4359c27b9c660a",
+    ("shanghai-powe", "before-draw"): "e85404dbb2d892e5",
+    ("shanghai-powe", "at-most"): "bbfe4168188c2949",
     ("shanghai-powe", "at-most-strict"): "99cea643683010cb",
-    ("kolsov", "relaxed"): "4f4d17847c60bea3",
+    ("kolsov", "relaxed"): "d58164ceaba15824",
     ("kolsov", "strict"): "16bec586c14dfa08",
-    ("kolsov", "all-ranks"): "04b91a5dc3e05cc7",
-    ("kolsov", "before-draw"): "0cc83df9dc2a1c2f",
-    ("kolsov", "at-most"): "476716b76c7f7f05",
+    ("kolsov", "all-ranks"): "e5ccdcf5dc5528d3",
+    ("kolsov", "before-draw"): "7fa44c3bc5f113ec",
+    ("kolsov", "at-most"): "e8b1953eb3c5ed51",
     ("kolsov", "at-most-strict"): "6f95b4b495200ea6",
     ("eveleigh", "relaxed"): "345813193935e742",
     ("eveleigh", "strict"): "6b84d2102a9eb6a4",

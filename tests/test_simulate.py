@@ -201,12 +201,14 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # round, go-out rounds (pagat, shanghai, kolsov's 3 runs of 5 from 11 dealt), shanghai-powe's
 # no going out by discarding, Eveleigh's round that only buying gets down, and 3-5 players.
 # (Another OR-Tools release may settle the solver's ties otherwise: record them again then, on
-# the code before the change being checked.)
+# the code before the change being checked.) Recorded again on 2026-11-24 for shanghai 7 and
+# shanghai-powe 8, whose runs are now counted per window (a deliberate model change, generator
+# puzzles-3: the same values, other ties); the other six did not change.
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "d870b5db1624ee3d"),
     ("pagat", 7, 4, 12, "e380c0370d82e934"),
-    ("shanghai", 7, 3, 13, "6c49cc7b27ee4644"),
-    ("shanghai-powe", 8, 5, 14, "d9c74bd6ffc5aa5a"),
+    ("shanghai", 7, 3, 13, "be3759720a7ef6b9"),
+    ("shanghai-powe", 8, 5, 14, "c6786deb21babc8a"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
     ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
     ("may-i", 2, 5, 17, "89b6f94c870f964c"),

@@ -92,7 +92,10 @@ class Problem:
 
     @property
     def runs_by_window(self) -> bool:
-        """No per-meld wild limits: runs can be counted per window, any gap taking any wild."""
+        """No per-meld wild limits: any gap of any run may take any wild card, so runs are
+        counted per window with the hand's naturals per position (``RunWindows``) and their wild
+        cards in one count. (A limit of one wild card a run counts them per window too, each
+        window's wild cards apart: ``WindowWilds``.)"""
         return self.rules.max_wilds_per_meld is None and self.rules.wilds_may_outnumber_naturals
 
     @property
@@ -159,11 +162,59 @@ class RunSlot:
 Window = tuple[Suit, int, int]  # a run's suit, first and last position
 
 
+def one_wild_a_run(rules: Rules) -> bool:
+    """Per-meld wild limits that allow every run at most one wild card (``max_wilds_per_meld``
+    0 or 1, whatever ``wilds_may_outnumber_naturals`` says: a run has three places or more, so
+    half of it is at least one). Such runs can be counted per window (``WindowWilds``; where the
+    contract repeats a run, ``build_model``); other limits keep run slots."""
+    return rules.max_wilds_per_meld is not None and rules.max_wilds_per_meld <= 1
+
+
+@dataclass
+class WindowWilds:
+    """Runs counted per window under a limit of one wild card a run (``one_wild_a_run``): how
+    many of the hand's wild cards the runs on each window take.
+
+    The runs' cards can be dealt out exactly when these hold, for each window w with ``count[w]``
+    runs, and each suit's positions p with ``covering[p]`` runs over p and ``uses[p]`` of the
+    hand's naturals there (at most ``covering[p]``, one a run):
+      (1) ``wilds[w] <= count[w]``: one wild card a run;
+      (2) for every stretch Q of consecutive positions: the wild cards on windows lying inside
+          Q, plus the naturals on Q, are at most the places the runs have on Q,
+          ``sum(covering[p] - uses[p] for p in Q)``.
+    Why: give each run that takes a wild card (any ``wilds[w]`` of the window's identical runs)
+    a place of its own, at a position p with at most ``covering[p] - uses[p]`` such runs, and
+    then the naturals at p to the runs over p left free there. That is a matching of runs
+    (intervals) to positions (with capacities), and Hall's condition for it (no set of runs
+    needs more places than the positions they cover offer) reduces to (1) and (2): a run that
+    reaches outside the positions considered has a free place there, and a set of positions
+    splits into stretches, each run lying in one of them. Every legal lay-down meets (1) and
+    (2), so the model loses none; and a run with one gap can take its wild card there, so the
+    read-back (``translate._limited_runs``) finds an arrangement for any solution.
+
+    Only stretches of positions where the hand holds a natural of the suit need (2): a position
+    without one gives every run over it a free place (``covering[p] - uses[p] = covering[p]``),
+    so the stretch splits there into smaller ones. Likewise a window over such a position
+    always has a free place: its wild cards are pooled (``outside``, at most the number of such
+    runs); only windows inside a held stretch get their own count (``inside``).
+
+    A cap of two or more would need more than (1) and (2) (a window reaching one place outside
+    Q could still need two places in it), so those limits keep run slots; so does the strict
+    deck model, which counts missing jokers against the limits. Missing cards (the relaxed
+    model) fill the gaps left: they are naturals, except where 2s are always wild: there the
+    read-back puts a run's wild card on the 2's place first, so that a missing 2 is never a
+    second one, and with no wild cards allowed no run covers the 2's place."""
+
+    inside: dict[Window, cp_model.IntVar]  # wild cards on a window lying inside a held stretch
+    outside: cp_model.IntVar | None  # wild cards on the other windows, together (None: no wilds)
+
+
 @dataclass
 class RunWindows:
     """Runs of one contract size, counted per window (suit, first and last position), with the
     hand's naturals counted per position: no slots, so no symmetric copies of one solution.
-    Used when no per-meld wild limits apply, so that any gap may take any wild card."""
+    Under a limit of one wild card a run, each window's wild cards are counted apart
+    (``per_window``); otherwise any gap may take any wild card."""
 
     spec: MeldSpec
     how_many: int
@@ -172,6 +223,7 @@ class RunWindows:
     uses: dict[tuple[Card, int], cp_model.IntVar]  # copies of a natural the runs hold at position p
     wilds: cp_model.IntVar  # the hand's wild cards in these runs
     exact: bool  # every window is the contract's size (``_window_layout``)
+    per_window: WindowWilds | None = None  # one wild card a run: where the wild cards go
 
     def places(self) -> cp_model.LinearExprT:
         """Positions of all runs laid: each is a natural, a wild card or a gap."""
@@ -251,9 +303,15 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     model = _CpModel()
     rules = problem.rules
     by_window = problem.counted_by_window
-    # Runs are counted per window unless per-meld wild limits need each run on its own, or
-    # the strict deck model of a minimum contract places wild cards position by position.
-    windows_for_runs = by_window or (problem.runs_by_window and not strict_deck)
+    # Runs are counted per window, except in the strict deck model (of a minimum contract, or
+    # of wild limits), which places wild cards position by position in run slots, and under
+    # per-meld wild limits unless they allow one wild card a run (``WindowWilds``) and the
+    # contract repeats a run: a lone run's slot has no symmetric copies, and it is the smaller
+    # model (shanghai round 2, S3+R4: about 76 variables against 272, 4.0 ms against 6.5 ms
+    # solving, CPU time, medians of 40 dealt hands).
+    repeats_a_run = len(set(problem.run_specs)) < len(problem.run_specs)
+    windows_for_runs = by_window or (not strict_deck and (
+        problem.runs_by_window or (one_wild_a_run(rules) and repeats_a_run)))
     runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
                                         for index, spec in enumerate(problem.run_specs)]
     heads_and_windows = [_run_windows(model, problem, spec, how_many)
@@ -507,9 +565,63 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
-    group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact)
+    per_window = None if problem.runs_by_window else _window_wilds(model, problem, name, head, uses, wilds,
+                                                                   how_many, top)
+    group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
+                       per_window)
     model.add(group.missing() >= 0)
     return head, group
+
+
+def _held_stretches(held: set[int], size: int) -> list[tuple[int, int]]:
+    """Every stretch (first, last) of ``size`` or more consecutive positions in ``held``."""
+    stretches = []
+    for first in sorted(held):
+        last = first + size - 1
+        while all(p in held for p in range(first, last + 1)):
+            stretches.append((first, last))
+            last += 1
+    return stretches
+
+
+def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _WindowHead,
+                  uses: dict[tuple[Card, int], cp_model.IntVar], wilds: cp_model.IntVar,
+                  how_many: int, top: int) -> WindowWilds:
+    """One wild card a run, for runs counted per window: conditions (1) and (2) of
+    ``WindowWilds``, on the windows inside the stretches of positions the hand holds."""
+    rules = problem.rules
+    if rules.deuces_always_wild and rules.max_wilds_per_meld == 0:
+        for (_, first, last), count in head.count.items():
+            if first <= DEUCE <= last:
+                model.add(count == 0)  # the 2's place takes a wild card, which the limit forbids
+    if not problem.wild_kinds or rules.max_wilds_per_meld == 0:
+        model.add(wilds == 0)
+        return WindowWilds({}, None)
+    held: dict[Suit, dict[int, cp_model.IntVar]] = {}
+    for (card, p), use in uses.items():
+        assert card.suit is not None
+        held.setdefault(card.suit, {})[p] = use
+    shortest = min(last - first + 1 for _, first, last in head.count)
+    stretches = {suit: _held_stretches(set(at), shortest) for suit, at in held.items()}
+    inside: dict[Window, cp_model.IntVar] = {}
+    for window, count in head.count.items():
+        suit, first, last = window
+        if any(a <= first and last <= b for a, b in stretches.get(suit, ())):
+            inside[window] = model.new_int_var(0, top, f"{name}.wilds[{suit.value}{first}-{last}]")
+            model.add(inside[window] <= count)  # (1)
+    outside_runs = [count for window, count in head.count.items() if window not in inside]
+    wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
+    outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
+    model.add(outside <= _sum(outside_runs))  # (1), pooled
+    model.add(wilds == outside + _sum(list(inside.values())))
+    for suit, stretches_of_suit in stretches.items():
+        for a, b in stretches_of_suit:
+            over = [(count, min(last, b) - max(first, a) + 1) for (s, first, last), count in head.count.items()
+                    if s == suit and first <= b and last >= a]
+            places = cp_model.LinearExpr.weighted_sum([c for c, _ in over], [n for _, n in over])
+            within = [w for (s, first, last), w in inside.items() if s == suit and a <= first and last <= b]
+            model.add(_sum(within) + _sum([held[suit][p] for p in range(a, b + 1)]) <= places)  # (2)
+    return WindowWilds(inside, outside)
 
 
 def _same_suit_policy_windows(model: cp_model.CpModel, heads: tuple[_WindowHead, ...],

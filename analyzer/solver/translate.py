@@ -14,9 +14,12 @@ from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules
 from analyzer.solver.model import (
     DEUCE,
+    HIGH_ACE,
+    LOW_ACE,
     SUITS,
     Model,
     Problem,
+    RunWindows,
     build_model,
     position_rank,
 )
@@ -122,9 +125,18 @@ SetSkeleton = tuple[MeldSpec, Rank, int, list[Card]]  # spec, rank, how many set
 
 def _run_skeleton(built: Model, solver: cp_model.CpSolver) -> list[RunSkeleton]:
     """Where window-counted runs lie and which of the hand's naturals they hold."""
+    return [run for run, _ in _window_runs(built, solver)]
+
+
+def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkeleton, int | None]]:
+    """Where window-counted runs lie, which of the hand's naturals they hold, and under per-meld
+    wild limits how many of the hand's wild cards each takes (None: any gap takes any)."""
     value = var_values(solver)
-    runs: list[RunSkeleton] = []
+    runs: list[tuple[RunSkeleton, int | None]] = []
     for group in built.windows:
+        if group.per_window is not None:
+            runs += _limited_runs(group, value)
+            continue
         laid = [window for window, v in group.count.items() for _ in range(value(v))]
         natural_at: list[dict[int, Card]] = [{} for _ in laid]
         for (card, p), use in group.uses.items():
@@ -134,9 +146,52 @@ def _run_skeleton(built: Model, solver: cp_model.CpSolver) -> list[RunSkeleton]:
                     natural_at[i][p] = card
                     copies -= 1
             assert copies == 0, "the model only uses copies that some laid run covers"
-        runs += [(suit, list(range(first, last + 1)), naturals)
+        runs += [((suit, list(range(first, last + 1)), naturals), None)
                  for (suit, first, last), naturals in zip(laid, natural_at)]
     return runs
+
+
+def _limited_runs(group: RunWindows,
+                  value: Callable[[cp_model.IntVar], int]) -> list[tuple[RunSkeleton, int | None]]:
+    """The runs of a group limited to one wild card a run, as ``WindowWilds`` deals them: the
+    runs taking a wild card on a window inside a held stretch each get a place of their own
+    (positions in order, each run ending first served first, at most the free places of a
+    position: its runs less its naturals); a window reaching outside has a free place where
+    the hand holds no natural. Then each natural goes to a run over its place left free."""
+    per_window = group.per_window
+    assert per_window is not None
+    laid = [window for window, v in group.count.items() for _ in range(value(v))]
+    taking = [False] * len(laid)  # the run takes one of the hand's wild cards
+    for window, v in per_window.inside.items():
+        for i in [i for i, w in enumerate(laid) if w == window][:value(v)]:
+            taking[i] = True
+    pooled = value(per_window.outside) if per_window.outside is not None else 0
+    for i, window in enumerate(laid):
+        if pooled and window not in per_window.inside:
+            taking[i], pooled = True, pooled - 1
+    assert not pooled, "the pooled wild cards have runs reaching outside the held stretches"
+    natural_count = {(card.suit, p): value(use) for (card, p), use in group.uses.items()}
+    wild_place: dict[int, int] = {}  # run -> the place kept for its wild card
+    for suit in SUITS:
+        waiting = sorted((i for i, (s, _, _) in enumerate(laid)
+                          if s == suit and taking[i] and laid[i] in per_window.inside), key=lambda i: laid[i][2])
+        for p in range(LOW_ACE, HIGH_ACE + 1):
+            runs_over = sum(1 for s, first, last in laid if s == suit and first <= p <= last)
+            free = runs_over - natural_count.get((suit, p), 0)
+            for i in [i for i in waiting if laid[i][1] <= p][:max(0, free)]:
+                wild_place[i] = p
+                waiting.remove(i)
+            assert all(laid[i][2] > p for i in waiting), "Hall's condition holds (WindowWilds)"
+    natural_at: list[dict[int, Card]] = [{} for _ in laid]
+    for (card, p), use in group.uses.items():
+        copies = value(use)
+        for i, (s, first, last) in enumerate(laid):
+            if copies and s == card.suit and first <= p <= last and wild_place.get(i) != p:
+                natural_at[i][p] = card
+                copies -= 1
+        assert copies == 0, "a free place for every natural"
+    return [((suit, list(range(first, last + 1)), naturals), int(takes))
+            for (suit, first, last), naturals, takes in zip(laid, natural_at, taking)]
 
 
 def skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
@@ -270,11 +325,12 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
             stands_for.append(meaning)
         melds.append(PlacedMeld(MeldKind.RUN, tuple(cards), tuple(stands_for)))
 
-    run_wilds = sum(value(group.wilds) for group in built.windows)
-    for suit, positions, naturals in _run_skeleton(built, solver):
-        hand_wilds = min(run_wilds, len(positions) - len(naturals))  # no per-meld limits here
-        run_wilds -= hand_wilds
-        place_run(suit, positions, naturals, hand_wilds)
+    run_wilds = sum(value(group.wilds) for group in built.windows if group.per_window is None)
+    for (suit, positions, naturals), wild_count in _window_runs(built, solver):
+        if wild_count is None:  # no per-meld limits: any gap takes any wild card
+            wild_count = min(run_wilds, len(positions) - len(naturals))
+            run_wilds -= wild_count
+        place_run(suit, positions, naturals, wild_count)
     for slot in built.runs:
         suit = next(s for s, v in slot.suit.items() if value(v))
         covered = [p for p in problem.positions if solver.value(slot.covers[p])]
