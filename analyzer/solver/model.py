@@ -366,15 +366,21 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
     missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
                      + sum(g.missing_total() for g in sets))
+    missing_counted = missing_total  # the missing cards, as the objective counts them
     if problem.target is not None or problem.meld_at_most is not None:
         hand_melded = sum(melded.values()) + wilds_melded
         if problem.target is not None:
             # Go-out round: the melds hold every card of the hand the player ends with, the drawn
             # (missing) cards among them; the hand's cards they leave out are let go.
             model.add(hand_melded + missing_total == problem.target)
+            # So the missing cards are the target less the hand's cards melded: counted so, the
+            # objective weighs the hand's cards alone, not every run window's places, with the
+            # same value for every lay-down. CP-SAT proves it sooner (ill-buy-it's round-8 buy
+            # verdicts: 0.85x the solver's CPU time; the hard suite's worst go-out hands 2.6x).
+            missing_counted = problem.target - hand_melded
         if problem.meld_at_most is not None:
             model.add(hand_melded <= problem.meld_at_most)
-    _minimize(model, _objective(problem, melded, wild_used, missing_total))
+    _minimize(model, _objective(problem, melded, wild_used, missing_counted))
     return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
 
 
