@@ -203,16 +203,19 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # (Another OR-Tools release may settle the solver's ties otherwise: record them again then, on
 # the code before the change being checked.) Recorded again on 2026-11-24 for shanghai 7 and
 # shanghai-powe 8, whose runs are now counted per window (a deliberate model change, generator
-# puzzles-3: the same values, other ties); the other six did not change.
+# puzzles-3: the same values, other ties); the other six did not change. With CP-SAT's new
+# settings (no SAT inprocessing or CG cuts) and the go-out objective written as the target less
+# the melded cards, shanghai 7 again and the go-out rounds pagat 7 and ill-buy-it 8 were recorded
+# again the same day.
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "d870b5db1624ee3d"),
-    ("pagat", 7, 4, 12, "e380c0370d82e934"),
-    ("shanghai", 7, 3, 13, "be3759720a7ef6b9"),
+    ("pagat", 7, 4, 12, "f1135eb8592b62e2"),
+    ("shanghai", 7, 3, 13, "f3b50e3b042d96d2"),
     ("shanghai-powe", 8, 5, 14, "c6786deb21babc8a"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
     ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
     ("may-i", 2, 5, 17, "89b6f94c870f964c"),
-    ("ill-buy-it", 8, 3, 18, "aa11a2b9e4240065"),
+    ("ill-buy-it", 8, 3, 18, "5329386ad1fbb503"),
 ]
 
 
