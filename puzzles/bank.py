@@ -6,6 +6,11 @@ The plan is reproducible: shard ``<preset>-<kind>`` holds the first accepted puz
 (``source="planted"`` for lay-down's planted part, a fifth of its target). A shard that stops
 short is resumed from its last attempt, so building the bank in several sittings gives the same
 bank as one.
+
+Retired puzzles: a deliberate change of the generator can leave a shipped puzzle no longer clear
+(``puzzles.rederive``). It leaves the shard for ``retired/<shard>`` beside it: no longer served or
+dealt as a daily puzzle, still read by the trainer for the attempts players made on it. A shard
+resumes after the last seed of both files, so a retired seed is never dealt again.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from analyzer import PRESETS, preset
 from puzzles.model import KINDS, Puzzle, PuzzleError
 
 BANK_DIR = Path(__file__).with_name("bank")
+RETIRED = "retired"  # the bank folder's subfolder of retired puzzles, a file per shard
 FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER of each kind
 # At least 40 of each kind (issue 9); lay-downs, the cheapest kind by far, make the bank's 2,000.
 FULL_OTHER = {"lay-down": 100, "discard": 40, "buy": 40}
@@ -90,8 +96,13 @@ def bank_files(directory: str | os.PathLike[str] = BANK_DIR) -> list[Path]:
 
 
 def load_bank(directory: str | os.PathLike[str] = BANK_DIR) -> list[Puzzle]:
-    """Every puzzle of the bank, shard by shard in name order."""
+    """Every puzzle of the bank, shard by shard in name order (not the retired ones)."""
     return [puzzle for path in bank_files(directory) for puzzle in read_puzzles(path)]
+
+
+def load_retired(directory: str | os.PathLike[str] = BANK_DIR) -> list[Puzzle]:
+    """The bank's retired puzzles (none when it has no ``retired`` folder)."""
+    return load_bank(Path(directory) / RETIRED)
 
 
 # ---- the plan --------------------------------------------------------------------------------------
@@ -149,12 +160,15 @@ def build_shard(
     """Bring one shard up to its target, resuming where its file stops; returns its puzzles."""
     path = directory / shard.name
     have = read_puzzles(path) if path.exists() else []
+    retired_path = directory / RETIRED / shard.name
+    retired = read_puzzles(retired_path) if retired_path.exists() else []
     result = list(have)
     for source, count in shard.parts():
         mine = [puzzle for puzzle in have if puzzle.source == source]
         if len(mine) >= count:
             continue
-        start = max((puzzle.seed for puzzle in mine), default=-1) + 1
+        dealt = [puzzle.seed for puzzle in [*mine, *retired] if puzzle.source == source]
+        start = max(dealt, default=-1) + 1
         for puzzle in generate_many(
             shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)
         ):

@@ -54,11 +54,12 @@ from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle, meld_
 from puzzles.themes import tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
-# best too; puzzles-3 plays on a solver that settles ties between equally good arrangements
-# otherwise for the one-wild-a-meld presets (their runs counted per window), so simulated play,
-# and with it the position a seed of those presets gives, may differ from puzzles-2's. The
-# shipped shards stay as made (append-only: ``puzzles bank`` resumes after a shard's last seed);
-# ``puzzles verify`` reads positions, not seeds, and passes on them. The seeds' random streams
+# best too; puzzles-3 plays on a faster solver that settles ties between equally good
+# arrangements otherwise (the one-wild-a-meld presets' runs counted per window, CP-SAT without
+# SAT inprocessing or CG cuts), so simulated play, and with it the position a seed gives, a buy
+# verdict's figures and the plays near the best found, may differ from puzzles-2's. The bank was
+# carried over by ``puzzles.rederive``: puzzles whose answers derive again are kept with the new
+# figures, the others retired, the shards topped up from later seeds. The seeds' random streams
 # keep the first version's name.
 GENERATOR = "puzzles-3"
 STREAM = "puzzles-1"

@@ -1,5 +1,7 @@
 """The puzzle bank as the web app serves it: loaded once per app from ``puzzles``' shipped bank
-(or ``PUZZLE_BANK``, a folder of shards, in tests), indexed by id, and the daily puzzle by date."""
+(or ``PUZZLE_BANK``, a folder of shards, in tests), indexed by id, and the daily puzzle by date.
+The bank's retired puzzles (``puzzles.rederive``) are never served, but the dashboard still reads
+them for the attempts players made on them."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from datetime import date, datetime, timezone
 
 from flask import current_app
 
-from puzzles.bank import BANK_DIR, load_bank
+from puzzles.bank import BANK_DIR, load_bank, load_retired
 from puzzles.daily import DailyError, daily
 from puzzles.model import Puzzle
 
@@ -26,6 +28,7 @@ class Bank:
     # The puzzles of each rule set, in bank order: the practice page chooses among its player's
     # rule set's few hundred, not the whole bank, on every request.
     by_rules: Mapping[str, tuple[Puzzle, ...]] = field(default_factory=dict, compare=False, repr=False)
+    retired: Mapping[str, Puzzle] = field(default_factory=dict, compare=False, repr=False)
     _daily: dict[date, Puzzle] = field(default_factory=dict, compare=False, repr=False)
 
     def daily(self, day: date) -> Puzzle | None:
@@ -37,15 +40,20 @@ class Bank:
                 return None
         return self._daily[day]
 
+    def known(self, puzzle_id: str) -> Puzzle | None:
+        """The puzzle with this id, served or retired: what a player's past attempt was on."""
+        return self.by_id.get(puzzle_id) or self.retired.get(puzzle_id)
 
-def make_bank(puzzles: Sequence[Puzzle]) -> Bank:
+
+def make_bank(puzzles: Sequence[Puzzle], retired: Sequence[Puzzle] = ()) -> Bank:
     unique = {puzzle.id: puzzle for puzzle in puzzles}
     themes = sorted({theme for puzzle in unique.values() for theme in puzzle.themes})
     by_rules: dict[str, list[Puzzle]] = {}
     for puzzle in unique.values():
         by_rules.setdefault(puzzle.rules, []).append(puzzle)
     return Bank(tuple(unique.values()), unique, tuple(themes),
-                {rules: tuple(puzzles) for rules, puzzles in by_rules.items()})
+                {rules: tuple(puzzles) for rules, puzzles in by_rules.items()},
+                {puzzle.id: puzzle for puzzle in retired if puzzle.id not in unique})
 
 
 def bank() -> Bank:
@@ -57,7 +65,7 @@ def bank() -> Bank:
             if loaded is None:
                 folder = str(current_app.config.get("PUZZLE_BANK") or BANK_DIR)
                 if folder not in _loaded:
-                    _loaded[folder] = make_bank(load_bank(folder))
+                    _loaded[folder] = make_bank(load_bank(folder), load_retired(folder))
                 loaded = current_app.extensions["puzzle_bank"] = _loaded[folder]
     assert isinstance(loaded, Bank)
     return loaded

@@ -16,7 +16,7 @@ import random
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import date
-from typing import Any
+from typing import Any, NoReturn
 
 from flask import Blueprint, abort, redirect, render_template, request, url_for
 from sqlalchemy import Exists, exists, func, select
@@ -136,11 +136,18 @@ def _served(db: Session, puzzle_id: str, player: Player) -> tuple[Puzzle, bool]:
     tried it before, in one statement."""
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
-        abort(404, f"there is no puzzle {puzzle_id[:20]!r}")
+        _no_such_puzzle(404, puzzle_id)
     blocked, tried = db.execute(select(_blocked(puzzle_id), _tried(player, puzzle_id))).one()
     if blocked:
         abort(404, "this puzzle was reported as wrong and is waiting for review")
     return puzzle, bool(tried)
+
+
+def _no_such_puzzle(code: int, puzzle_id: str, purpose: str = "") -> NoReturn:
+    """Refuse a puzzle the bank does not serve, saying when it was one and has been retired."""
+    if puzzle_id in bank().retired:
+        abort(code, f"puzzle {puzzle_id[:20]!r} was retired: a newer analyser no longer finds its answer clear")
+    abort(code, f"there is no puzzle {puzzle_id[:20]!r}{purpose}")
 
 
 def _blocked(puzzle_id: str) -> Exists:
@@ -190,7 +197,7 @@ def _next_query(values: Mapping[str, str]) -> dict[str, str]:
 def answer(puzzle_id: str) -> tuple[str, int]:
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
-        abort(400, f"there is no puzzle {puzzle_id[:20]!r} to answer")
+        _no_such_puzzle(400, puzzle_id, " to answer")
     try:
         scored = score(puzzle, request.form)
     except AnswerError as error:
@@ -266,7 +273,7 @@ def _solved_count(db: Session, day: date) -> int:
 @blueprint.post("/puzzles/<puzzle_id>/report")
 def report(puzzle_id: str) -> tuple[str, int]:
     if puzzle_id not in bank().by_id:
-        abort(400, f"there is no puzzle {puzzle_id[:20]!r} to report")
+        _no_such_puzzle(400, puzzle_id, " to report")
     reason = request.form.get("reason", "").strip()
     if len(reason) > MAX_REASON:
         abort(400, f"say what is wrong in at most {MAX_REASON} characters")
@@ -310,12 +317,12 @@ def dashboard() -> tuple[str, int]:
 
 def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any]:
     """The dashboard's figures from a player's attempts (oldest first)."""
-    by_id = bank().by_id
+    served = bank()
     rated = [attempt for attempt in attempts if attempt.rated]
     history = [(attempt.created_at, attempt.rating_after, attempt.deviation_after) for attempt in rated]
     themes: dict[str, list[int]] = {}
     for attempt in rated:
-        puzzle = by_id.get(attempt.puzzle_id)
+        puzzle = served.known(attempt.puzzle_id)
         for theme in puzzle.themes if puzzle else ():
             counts = themes.setdefault(theme, [0, 0])
             counts[0] += int(attempt.right)
@@ -326,8 +333,8 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
     solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
     failed = []
     for attempt in rated:
-        if not attempt.right and attempt.puzzle_id not in solved and attempt.puzzle_id in by_id:
-            failed.append(by_id[attempt.puzzle_id])
+        if not attempt.right and attempt.puzzle_id not in solved and attempt.puzzle_id in served.by_id:
+            failed.append(served.by_id[attempt.puzzle_id])  # to try again: retired ones are not
     return {
         "chart": rating_chart([(when, rating, deviation) for when, rating, deviation in history]) if history else None,
         "themes": rows,
@@ -338,7 +345,7 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
         "right_count": sum(attempt.right for attempt in rated),
         "replays": len(attempts) - len(rated),
         "daily_streak": daily_streak(player, day),
-        "recent": [(attempt, by_id.get(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
+        "recent": [(attempt, served.known(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
     }
 
 

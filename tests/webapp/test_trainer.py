@@ -15,7 +15,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from puzzles.bank import load_bank
+from puzzles.bank import RETIRED, load_bank, write_puzzles
 from puzzles.model import Puzzle
 from tests.webapp.conftest import make_app
 from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session
@@ -381,6 +381,34 @@ def test_the_dashboard_draws_the_rating_and_lists_the_failed_puzzles_to_replay(a
     answer(client, DISCARD, card=DISCARD.answers[0])
     failed = client.get("/dashboard").text.split("Puzzles to try again")[1].split("</section>")[0]
     assert f'href="/puzzles/{DISCARD.id}"' not in failed
+
+
+def test_a_retired_puzzle_is_not_served_but_the_dashboard_still_reads_its_attempts(tmp_path: Path) -> None:
+    retired = next(p for p in BANK if p.kind == "discard" and p.rules == "progressive" and p.id != DISCARD.id and p.themes)
+    folder = tmp_path / "bank"
+    (folder / RETIRED).mkdir(parents=True)
+    write_puzzles(folder / "progressive-discard.jsonl.gz", [DISCARD])
+    write_puzzles(folder / RETIRED / "progressive-discard.jsonl.gz", [retired])
+    app = make_app(tmp_path, PUZZLE_BANK=str(folder))
+    client = app.test_client()
+    fields = form_of(client, f"/puzzles/{DISCARD.id}")  # the first visit makes the player
+    page = client.get(f"/puzzles/{retired.id}")
+    assert page.status_code == 404 and "was retired" in page.text
+    refused = client.post(f"/puzzles/{retired.id}/answer", data={**fields, "card": retired.answers[0]})
+    assert refused.status_code == 400 and "was retired" in refused.text
+    for _ in range(10):  # practice never deals it
+        assert retired.id not in client.get("/practice?rules=progressive&kind=discard").headers.get("Location", "")
+    with app.app_context():  # an attempt made while it was served
+        db = session()
+        player = db.scalars(select(Player)).one()
+        db.add(Attempt(player_id=player.id, puzzle_id=retired.id, token="t" * 32, answer={"discard": wrong_discard(retired)},
+                       right=False, rated=True, rating_before=1500.0, rating_after=1450.0, deviation_after=300.0))
+        db.commit()
+    dashboard = client.get("/dashboard").text
+    for theme in retired.themes:
+        assert f"<td>{theme}</td>" in dashboard
+    assert re.search(rf"<code>{retired.id}</code></a></td>\s*<td>discard</td>", dashboard)
+    assert retired.id not in dashboard.split("Puzzles to try again")[1].split("</section>")[0]
 
 
 def test_a_reported_puzzle_is_not_served_until_a_maintainer_clears_it(app: Flask, client: FlaskClient) -> None:
