@@ -14,7 +14,8 @@ stays a position, so each is derived again from it (``derive``, with its stored 
 - **kept**: the position is still accepted, and its answers (a lay-down's optimum and best play
   too) come out as stored. It is written as derived now: its rating, figures and themes those of
   the new generator, its id (a hash of the position), position and answers the same, so the
-  trainer's stored attempts and the daily rule's answers stand;
+  trainer's stored attempts and the daily rule's answers stand. A lay-down keeps the analysis of
+  its stored play and the "why" sentence about it;
 - **retired**: anything else (no longer clear: a buy verdict now within three standard errors of
   the close call, or the second seed disagreeing). It moves, as stored, to the bank's ``retired``
   folder (``puzzles.bank.RETIRED``): never served again, still readable for the attempts made
@@ -74,7 +75,14 @@ def settle(stored: Puzzle, again: Puzzle | None) -> Outcome:
     )
     if reasons:
         return Outcome(stored, None, reasons)
-    return Outcome(stored, dataclasses.replace(again, generator=GENERATOR))
+    kept = dataclasses.replace(again, generator=GENERATOR)
+    if stored.kind == "lay-down" and "best" in stored.analysis:
+        # The stored play is the answer shown; the new solver may prefer another of equal merit
+        # (or, for a hand that cannot lay down, name another missing card). What the player reads
+        # under "Why" stays the sentence about the play they are shown.
+        analysis = {**again.analysis, "best": stored.analysis["best"], "reason": stored.analysis["reason"]}
+        kept = dataclasses.replace(kept, analysis=analysis)
+    return Outcome(stored, kept)
 
 
 def rederive(puzzle: Puzzle) -> Outcome:
