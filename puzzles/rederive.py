@@ -28,6 +28,7 @@ first, so an interrupted run loses nothing: run it again and it derives again.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import multiprocessing
 import sys
@@ -108,9 +109,12 @@ def rederive_files(
 ) -> tuple[int, int]:
     """Carry every file over (``rederive`` each puzzle, ``carry_shard``); (kept, retired) in all."""
     kept = retired = 0
-    with multiprocessing.get_context("spawn").Pool(workers) if workers > 1 else _Serial() as pool:
+    with contextlib.ExitStack() as stack:
+        each: Callable[[Callable[[Puzzle], Outcome], Iterable[Puzzle]], Iterable[Outcome]] = map
+        if workers > 1:  # the same outcomes in the same order, derived in several processes
+            each = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers)).imap
         for path in paths:
-            outcomes = list(pool.imap(rederive, read_puzzles(path), chunksize=1))
+            outcomes = list(each(rederive, read_puzzles(path)))
             for outcome in outcomes:
                 if outcome.kept is None:
                     report(f"{path.name}: {outcome.stored.id} retired: {'; '.join(outcome.reasons)}")
@@ -118,20 +122,6 @@ def rederive_files(
             report(f"{path.name}: {shard_kept} kept, {shard_retired} retired")
             kept, retired = kept + shard_kept, retired + shard_retired
     return kept, retired
-
-
-class _Serial:
-    """A pool of one: the same ``imap`` in this process."""
-
-    def __enter__(self) -> _Serial:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-    @staticmethod
-    def imap(function: Callable[[Puzzle], Outcome], items: Iterable[Puzzle], chunksize: int = 1) -> Iterable[Outcome]:
-        return map(function, items)
 
 
 def main(argv: list[str] | None = None) -> int:
