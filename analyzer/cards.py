@@ -183,6 +183,22 @@ class Card:
 JOKER = Card(None, None)
 ALL_NATURALS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in _SUIT_ORDER for rank in Rank)
 ALL_CARD_KINDS: tuple[Card, ...] = ALL_NATURALS + (JOKER,)
+# Each suit's naturals by rank (index 0 unused), the cards above: ``natural`` looks one up.
+_NATURALS_OF_SUIT: dict[Suit, tuple[Card | None, ...]] = {
+    suit: (None, *ALL_NATURALS[13 * i:13 * (i + 1)]) for i, suit in enumerate(_SUIT_ORDER)}
+
+
+def natural(rank: Rank, suit: Suit) -> Card:
+    """The natural card of ``rank`` and ``suit``: equal to ``Card(rank, suit)``, looked up rather
+    than made (making a card works out its hash and sort key, a microsecond; reading a solver's
+    answer back names a card by rank and suit a few dozen times a hand).
+
+    >>> natural(Rank.TEN, Suit.HEARTS) == Card.parse('10H')
+    True
+    """
+    card = _NATURALS_OF_SUIT[suit][rank]
+    assert card is not None
+    return card
 
 
 def _clean(text: str) -> str:
