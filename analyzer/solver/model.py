@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model, cp_model_helper
@@ -65,6 +66,7 @@ def may_be_natural(card: Card, rules: Rules) -> bool:
 
 
 RunShape = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]  # suit, first, size, naturals by position
+Terms = dict[int, int]  # a linear expression flattened: its coefficients by variable index
 
 
 # ---- the problem, in plain data --------------------------------------------------------------
@@ -170,6 +172,10 @@ class RunSlot:
         """Gaps not filled by the hand's wild cards: missing naturals and missing jokers alike."""
         return self.length() - self.naturals_used() - self.wilds
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing()`` flattened, and its constant."""
+        return _flat(self.missing())
+
 
 Window = tuple[Suit, int, int]  # a run's suit, first and last position
 
@@ -246,6 +252,19 @@ class RunWindows:
     def missing(self) -> cp_model.LinearExprT:
         return self.places() - _sum(list(self.uses.values())) - self.wilds
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing()`` flattened, and its constant, read off the variables (flattening the
+        expression costs more: test_model_identity compares the two)."""
+        if self.exact:
+            terms: Terms = {}
+            places = self.spec.size * self.how_many
+        else:
+            terms = {c.index: last - first + 1 for (_, first, last), c in self.count.items()}
+            places = 0
+        _add_terms(terms, self.uses.values(), -1)
+        _add_terms(terms, (self.wilds,), -1)
+        return terms, places
+
 
 @dataclass
 class SetGroup:
@@ -266,6 +285,16 @@ class SetGroup:
             return self.spec.size * _sum(list(self.count.values())) - uses - self.pooled_wilds
         return sum(self.missing.values()) + sum(self.missing_jokers.values())
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing_total()`` flattened, and its constant (as ``RunWindows.missing_terms``)."""
+        if self.pooled_wilds is None:
+            return _flat(self.missing_total())
+        terms: Terms = {}
+        _add_terms(terms, self.count.values(), self.spec.size)
+        _add_terms(terms, self.uses.values(), -1)
+        _add_terms(terms, (self.pooled_wilds,), -1)
+        return terms, 0
+
 
 @dataclass
 class DeckCover:
@@ -283,9 +312,39 @@ class Model:
     windows: list[RunWindows]
     sets: list[SetGroup]
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
-    missing_total: cp_model.LinearExprT
     cover: DeckCover | None = None
     strict_deck: bool = False  # built with the deck's limits on missing cards
+
+    @functools.cached_property
+    def missing_total(self) -> cp_model.LinearExprT:
+        """The missing cards, as an expression (the outs and near_best bound it), made when first
+        asked: a lay-down alone never asks."""
+        return _missing_total(self.runs, self.windows, self.sets)
+
+
+def _missing_total(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> cp_model.LinearExprT:
+    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
+    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
+    return (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
+            + sum(g.missing_total() for g in sets))
+
+
+def _missing_terms(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> tuple[Terms, int]:
+    """``_missing_total`` flattened, and its constant."""
+    terms: Terms = {}
+    constant = 0
+    for group in (*runs, *windows, *sets):
+        group_terms, group_constant = group.missing_terms()
+        for index, coefficient in group_terms.items():
+            terms[index] = terms.get(index, 0) + coefficient
+        constant += group_constant
+    return terms, constant
+
+
+def _add_terms(terms: Terms, variables: Iterable[cp_model.IntVar], coefficient: int) -> None:
+    for var in variables:
+        index = var.index
+        terms[index] = terms.get(index, 0) + coefficient
 
 
 # ---- building the model ------------------------------------------------------------------------
@@ -392,45 +451,58 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
-    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
-    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
-    missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
-                     + sum(g.missing_total() for g in sets))
-    missing_counted = missing_total  # the missing cards, as the objective counts them
+    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck)
+    # The missing cards, as the objective counts them (flattened).
+    missing_counted = None
     if problem.target is not None or problem.meld_at_most is not None:
         hand_melded = sum(melded.values()) + wilds_melded
         if problem.target is not None:
             # Go-out round: the melds hold every card of the hand the player ends with, the drawn
             # (missing) cards among them; the hand's cards they leave out are let go.
-            model.add(hand_melded + missing_total == problem.target)
+            model.add(hand_melded + built.missing_total == problem.target)
             # So the missing cards are the target less the hand's cards melded: counted so, the
             # objective weighs the hand's cards alone, not every run window's places, with the
             # same value for every lay-down. CP-SAT proves it sooner (ill-buy-it's round-8 buy
             # verdicts: 0.85x the solver's CPU time; the hard suite's worst go-out hands 2.6x).
-            missing_counted = problem.target - hand_melded
+            missing_counted = _flat(problem.target - hand_melded)
         if problem.meld_at_most is not None:
             model.add(hand_melded <= problem.meld_at_most)
-    _minimize(model, _objective(problem, melded, wild_used, missing_counted))
-    return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
+    if missing_counted is None:
+        missing_counted = _missing_terms(runs, windows, sets)
+    _set_objective(model, *_objective(problem, natural_uses, wild_used, missing_counted))
+    return built
+
+
+def _flat(expression: cp_model.LinearExprT) -> tuple[Terms, int]:
+    """``expression`` as OR-Tools flattens it (``FlatIntExpr``): its coefficients by variable
+    index, and its constant."""
+    if not isinstance(expression, cp_model.LinearExpr):
+        return {}, int(expression)
+    flat = cp_model_helper.FlatIntExpr(expression)
+    return dict(zip([var.index for var in flat.vars], flat.coeffs)), flat.offset
 
 
 def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
     """``model.minimize(objective)`` for an objective with integer coefficients (all of ours):
     the same proto, without OR-Tools first walking the whole expression to ask whether it is
     integer, a walk as costly as flattening it (a quarter of a Shanghai model's building)."""
-    if not isinstance(objective, cp_model.LinearExpr):
-        model.minimize(objective)
-        return
-    flat = cp_model_helper.FlatIntExpr(objective)
+    _set_objective(model, *_flat(objective))
+
+
+def _set_objective(model: cp_model.CpModel, terms: Terms, offset: int) -> None:
+    """Minimise ``sum(coefficient * variable) + offset``, written as ``model.minimize`` writes a
+    flattened expression: the variables in index order, none with a coefficient of 0."""
+    indices = sorted(index for index, coefficient in terms.items() if coefficient)
     model.clear_objective()
-    model.proto.objective.vars.extend([var.index for var in flat.vars])
-    model.proto.objective.scaling_factor = 1.0
-    model.proto.objective.offset = flat.offset
-    model.proto.objective.coeffs.extend(flat.coeffs)
+    objective = model.proto.objective
+    objective.vars.extend(indices)
+    objective.scaling_factor = 1.0
+    objective.offset = offset
+    objective.coeffs.extend([terms[index] for index in indices])
 
 
-def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
-               wild_used: dict[Card, cp_model.IntVar], missing_total: cp_model.LinearExprT) -> cp_model.LinearExprT:
+def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],
+               wild_used: dict[Card, cp_model.IntVar], missing_total: tuple[Terms, int]) -> tuple[Terms, int]:
     """Lexicographic, in one number: fewest missing cards first (one outweighs all the rest).
 
     Then, in most rounds, the most penalty points melded (the fewest left in hand). In go-out
@@ -438,25 +510,37 @@ def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
     most wild cards melded (a joker is worth keeping), then the fewest penalty points melded
     (the costliest cards let go), then the lowest ranks melded (of two cards worth the same,
     the higher one goes). Ties left (9♥ or 9♠) fall to the solver's fixed search: one worker,
-    seed 0, the hand in card order, so the same hand always gets the same answer."""
+    seed 0, the hand in card order, so the same hand always gets the same answer.
+
+    Made as flattened terms (``Terms``): ``missing_total`` (the missing cards, flattened) and each
+    melded copy (``natural_uses``, ``wild_used``) added by index. Flattening one expression of
+    the whole objective gave the same terms (test_model_identity) at about three times the cost."""
     points = problem.rules.points_of
+    missing, missing_offset = missing_total
     if problem.target is None:
-        # One weighted sum rather than a product and a sum a card: the same terms, so the same
-        # objective once flattened (``_minimize``), at a fraction of the Python.
-        melded_copies = [*melded.items(), *wild_used.items()]
-        points_melded = cp_model.LinearExpr.weighted_sum([copies for _, copies in melded_copies],
-                                                         [points(card) for card, _ in melded_copies])
         missing_weight = sum(points(card) for card in problem.hand) + 1
-        return missing_weight * missing_total - points_melded
-    wild = set(problem.wild_kinds)
-    wilds_melded = (sum(wild_used.values())
-                    + sum(copies for card, copies in melded.items() if card in wild))  # a wild 2 as itself
-    rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
-    natural_cost = sum((points(card) * rank_weight + _rank_order(card)) * copies
-                       for card, copies in melded.items() if card not in wild)
-    wild_weight = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
-    missing_weight = wild_weight * (len(problem.hand) + 1)
-    return missing_weight * missing_total - wild_weight * wilds_melded + natural_cost
+        # Weight of each copy melded (of each natural, and of each wild card as a wild): minus
+        # its points.
+        copy_weight = {card: -points(card) for card in natural_uses}
+        wild_weight = {card: -points(card) for card in wild_used}
+    else:
+        wild = set(problem.wild_kinds)
+        rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
+        wild_worth = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
+        missing_weight = wild_worth * (len(problem.hand) + 1)
+        # Minus the wild cards melded (a wild 2 as itself too), plus each natural's cost.
+        copy_weight = {card: -wild_worth if card in wild else points(card) * rank_weight + _rank_order(card)
+                       for card in natural_uses}
+        wild_weight = dict.fromkeys(wild_used, -wild_worth)
+    terms = {index: missing_weight * coefficient for index, coefficient in missing.items()}
+    for card, uses in natural_uses.items():
+        weight = copy_weight[card]
+        for use in uses:
+            index = use.index
+            terms[index] = terms.get(index, 0) + weight
+    for card, var in wild_used.items():
+        terms[var.index] = terms.get(var.index, 0) + wild_weight[card]
+    return terms, missing_weight * missing_offset
 
 
 def _rank_order(card: Card) -> int:
