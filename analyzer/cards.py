@@ -8,6 +8,7 @@ canonical token is ``10H`` and its face for people is ``10♥``. The joker is ``
 from __future__ import annotations
 
 import enum
+import operator
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -342,7 +343,10 @@ def cards_from(value: object, what: str = "the cards") -> tuple[Card, ...]:
 
 def sorted_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     """The canonical order: by suit (♣ ♦ ♥ ♠), then rank, jokers last."""
-    return tuple(sorted(cards, key=Card.sort_key))
+    return tuple(sorted(cards, key=_SORT_KEY))
+
+
+_SORT_KEY = operator.attrgetter("_sort_key")  # Card.sort_key, read without a Python call a card
 
 
 def tokens(cards: Iterable[Card]) -> list[str]:

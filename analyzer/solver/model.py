@@ -36,6 +36,11 @@ def card_at(position: int, suit: Suit) -> Card:
     return natural(position_rank(position), suit)
 
 
+# Each suit's cards by run position (index 0 unused): ``card_at`` for a whole run at once.
+RUN_CARDS: dict[Suit, tuple[Card, ...]] = {
+    suit: tuple(natural(rank, suit) for rank in _RANK_AT) for suit in Suit}
+
+
 def _places(card: Card) -> tuple[int, ...]:
     """The run positions a natural card could stand at under some ace rule: an ace low and
     high, other ranks their own."""

@@ -17,6 +17,7 @@ from analyzer.solver.model import (
     DEUCE,
     HIGH_ACE,
     LOW_ACE,
+    RUN_CARDS,
     SUITS,
     Model,
     Problem,
@@ -272,7 +273,7 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
         open_gaps = [n for n in range(len(gaps)) if n not in filling]
     else:
         # Put the hand's wild cards where a missing natural would be scarcest.
-        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(spare[c] for c in fitting[n]), n))
+        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(map(spare.__getitem__, fitting[n])), n))
     for number in open_gaps:
         if hand_wilds:
             filling[number] = hand_wilds.pop(0)
@@ -296,7 +297,7 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
             set_fillers.setdefault(index, []).append(filling[number])
     for i, (suit, positions, naturals) in enumerate(runs):
         cards = tuple(naturals[p] if p in naturals else filled_runs[i, p] for p in positions)
-        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(card_at(p, suit) for p in positions)))
+        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(map(RUN_CARDS[suit].__getitem__, positions))))
     for j, (spec, rank, how_many, naturals) in enumerate(sets):
         fillers = set_fillers.get(j, [])
         natural_fill = [c for c in fillers if not problem.rules.is_wild(c) and c.rank == rank]
