@@ -174,11 +174,21 @@ def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkele
 
 
 def _laid_windows(group: RunWindows, solver: cp_model.CpSolver) -> list[Window]:
-    """The windows the group's runs lie on, each as many times as runs lie there. Every window's
-    count is read (about 45 for runs of four), straight off the response, as ``var_values``
-    reads a variable, without a call a window."""
+    """The windows the group's runs lie on, each as many times as runs lie there, in window
+    order. The counts are read straight off the response, as ``var_values`` reads a variable,
+    without a call a window, and only until the group's runs are all found: the counts add up
+    to them (``_add_window_head``), and there are about 45 windows for runs of four."""
     solution = solver.response_proto.solution
-    return [window for window, v in group.count.items() for _ in range(solution[v.index])]
+    laid: list[Window] = []
+    to_find = group.how_many
+    for window, v in group.count.items():
+        runs_here = solution[v.index]
+        if runs_here:
+            laid += [window] * runs_here
+            to_find -= runs_here
+            if to_find <= 0:
+                break
+    return laid
 
 
 def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int],
