@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model, cp_model_helper
-from ortools.util.python.sorted_interval_list import Domain
+from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
 
 from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
 from analyzer.hand import deck_copies
@@ -338,7 +338,8 @@ def _missing_terms(runs: list[RunSlot], windows: list[RunWindows], sets: list[Se
     """``_missing_total`` flattened, and its constant."""
     terms: Terms = {}
     constant = 0
-    for group in (*runs, *windows, *sets):
+    groups: list[RunSlot | RunWindows | SetGroup] = [*runs, *windows, *sets]
+    for group in groups:
         group_terms, group_constant = group.missing_terms()
         for index, coefficient in group_terms.items():
             terms[index] = terms.get(index, 0) + coefficient
@@ -374,7 +375,7 @@ class _CpModel(cp_model.CpModel):
     def __init__(self) -> None:
         cp_model_helper.CpBaseModel.__init__(self, None)
 
-    def new_int_var(self, lb: int, ub: int, name: str) -> cp_model.IntVar:
+    def new_int_var(self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str) -> cp_model.IntVar:
         return cp_model.IntVar(self.model_proto).with_name(name).with_domain(_domain(lb, ub))
 
     def new_bool_var(self, name: str) -> cp_model.IntVar:
@@ -382,7 +383,7 @@ class _CpModel(cp_model.CpModel):
 
 
 @functools.lru_cache(maxsize=1024)
-def _domain(lb: int, ub: int) -> Domain:
+def _domain(lb: cp_model.IntegralT, ub: cp_model.IntegralT) -> Domain:
     """The domain [lb, ub], made once (a ``Domain`` is a value: a variable copies it)."""
     return Domain(lb, ub)
 
