@@ -924,7 +924,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     held_ranks = {card.rank for card in problem.naturals}
     # Where 2s are always wild no set has a natural 2: a set of 2s would be wild cards only,
     # which a set of any other rank holds as well.
-    set_ranks = [r for r in Rank if r != Rank.TWO or not rules.deuces_always_wild]
+    set_ranks = _SET_RANKS_NO_TWO if rules.deuces_always_wild else _SET_RANKS
     # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
     # give every set its own rank when the rules ask for distinct ranks).
     absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
@@ -951,13 +951,13 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         # the naturals are counted per rank.
         counts, size = problem.counts, spec.size
         for r in ranks:
-            count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
-            of_rank = []
-            for card in naturals_of.get(r, ()):
-                uses[card] = model.new_int_var(0, counts[card], _set_label(name, "use", card))
-                of_rank.append(uses[card])
-            if of_rank:
-                model.add(_sum(of_rank) <= size * count[r])
+            count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
+            if r in naturals_of:
+                of_rank = []
+                for card in naturals_of[r]:
+                    uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
+                    of_rank.append(use)
+                model.add(_sum(of_rank) <= size * count_r)
         model.add(_sum(list(count.values())) == how_many)
         pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
         group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
@@ -995,6 +995,10 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
                 model.add(wild_like <= spec.size // 2 * count[r])
     model.add(_sum(list(count.values())) == how_many)
     return SetGroup(spec, count, uses, wilds, missing, missing_jokers)
+
+
+_SET_RANKS = tuple(Rank)
+_SET_RANKS_NO_TWO = tuple(r for r in Rank if r != Rank.TWO)
 
 
 @functools.lru_cache(maxsize=1024)
