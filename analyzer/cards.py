@@ -8,6 +8,7 @@ canonical token is ``10H`` and its face for people is ``10♥``. The joker is ``
 from __future__ import annotations
 
 import enum
+import operator
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -183,6 +184,22 @@ class Card:
 JOKER = Card(None, None)
 ALL_NATURALS: tuple[Card, ...] = tuple(Card(rank, suit) for suit in _SUIT_ORDER for rank in Rank)
 ALL_CARD_KINDS: tuple[Card, ...] = ALL_NATURALS + (JOKER,)
+# Each suit's naturals by rank (index 0 unused), the cards above: ``natural`` looks one up.
+_NATURALS_OF_SUIT: dict[Suit, tuple[Card | None, ...]] = {
+    suit: (None, *ALL_NATURALS[13 * i:13 * (i + 1)]) for i, suit in enumerate(_SUIT_ORDER)}
+
+
+def natural(rank: Rank, suit: Suit) -> Card:
+    """The natural card of ``rank`` and ``suit``: equal to ``Card(rank, suit)``, looked up rather
+    than made (making a card works out its hash and sort key, a microsecond; reading a solver's
+    answer back names a card by rank and suit a few dozen times a hand).
+
+    >>> natural(Rank.TEN, Suit.HEARTS) == Card.parse('10H')
+    True
+    """
+    card = _NATURALS_OF_SUIT[suit][rank]
+    assert card is not None
+    return card
 
 
 def _clean(text: str) -> str:
@@ -326,7 +343,10 @@ def cards_from(value: object, what: str = "the cards") -> tuple[Card, ...]:
 
 def sorted_cards(cards: Iterable[Card]) -> tuple[Card, ...]:
     """The canonical order: by suit (♣ ♦ ♥ ♠), then rank, jokers last."""
-    return tuple(sorted(cards, key=Card.sort_key))
+    return tuple(sorted(cards, key=_SORT_KEY))
+
+
+_SORT_KEY = operator.attrgetter("_sort_key")  # Card.sort_key, read without a Python call a card
 
 
 def tokens(cards: Iterable[Card]) -> list[str]:

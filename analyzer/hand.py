@@ -24,8 +24,11 @@ def deck_copies(card: Card, deck: DeckRule) -> int:
 def check_deck(cards: Iterable[Card], rules: Rules, deck: DeckRule, what: str = "the hand") -> None:
     """Refuse more copies of a card, or more jokers, than ``deck`` holds. ``deck`` is one of the
     rule set's entries, or (for no player count) ``rules.deck_for(None)``, the largest."""
+    counts = Counter(cards)
+    if all(count <= deck_copies(card, deck) for card, count in counts.items()):
+        return  # most hands: no need to sort them to name the first card over the deck's copies
     verb = "have" if " and " in what or what.endswith("cards") else "has"
-    for card, count in sorted(Counter(cards).items(), key=lambda item: item[0].sort_key()):
+    for card, count in sorted(counts.items(), key=lambda item: item[0].sort_key()):
         limit = deck_copies(card, deck)
         if count > limit:
             held = plural(count, "joker") if card.is_joker else plural(count, f"copy of {card.token}",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
@@ -100,10 +101,21 @@ class RoundSolver:
         self.work = work if work is not None else work_limit()  # kept: solves may run on other threads
         self.deadline = deadline
         self.go_out = rules.round(round_number).go_out
-        self.find_outs = find_outs or outs_finder()
+        self._find_outs = find_outs
+        self._find_outs_made = threading.Lock()
         self._lay_downs: dict[tuple[Key, int | None], LayDown] = {}  # with meld_at_most
         self._outs: dict[Key, frozenset[Card]] = {}
         self._cut_short: set[Key] = set()  # outs found when the budget ran out: maybe not all
+
+    @property
+    def find_outs(self) -> OutsFinder:
+        """The outs finder given, or ``outs_finder()`` made when first asked (once, whichever
+        thread asks first): most questions are one lay-down, which never asks."""
+        if self._find_outs is None:
+            with self._find_outs_made:
+                if self._find_outs is None:
+                    self._find_outs = outs_finder()
+        return self._find_outs
 
     @property
     def expired(self) -> bool:

@@ -13,8 +13,8 @@ from analyzer.solver.model import (
     Model,
     Problem,
     RunShape,
+    card_at,
     make_problem,
-    position_rank,
     runs_may_share_a_contract,
 )
 from analyzer.solver.translate import (
@@ -99,7 +99,7 @@ def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Prob
                 continue
             fill = iter(wilds)
             cards = tuple(naturals[p] if p in naturals else next(fill) for p in range(first, last + 1))
-            run = PlacedMeld(MeldKind.RUN, cards, tuple(Card(position_rank(p), suit) for p in range(first, last + 1)))
+            run = PlacedMeld(MeldKind.RUN, cards, tuple(card_at(p, suit) for p in range(first, last + 1)))
             if held(run) < held(best):
                 best = run
         tidy[index] = best

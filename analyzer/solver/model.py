@@ -6,11 +6,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model, cp_model_helper
+from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
 
-from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
+from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
 
@@ -19,8 +21,24 @@ LOW_ACE, HIGH_ACE = 1, 14
 DEUCE = 2  # the 2's run position
 
 
+# The rank at each run position, 1 (low ace) to 14 (high ace); index 0 unused.
+_RANK_AT: tuple[Rank, ...] = (Rank.ACE, *Rank, Rank.ACE)
+
+
 def position_rank(position: int) -> Rank:
-    return Rank.ACE if position in (LOW_ACE, HIGH_ACE) else Rank(position)
+    if not LOW_ACE <= position <= HIGH_ACE:
+        raise ValueError(f"no run position {position!r}: they are {LOW_ACE} to {HIGH_ACE}")
+    return _RANK_AT[position]
+
+
+def card_at(position: int, suit: Suit) -> Card:
+    """The natural card a run of ``suit`` holds at ``position`` (the ace at 1 and 14)."""
+    return natural(position_rank(position), suit)
+
+
+# Each suit's cards by run position (index 0 unused): ``card_at`` for a whole run at once.
+RUN_CARDS: dict[Suit, tuple[Card, ...]] = {
+    suit: tuple(natural(rank, suit) for rank in _RANK_AT) for suit in Suit}
 
 
 def _places(card: Card) -> tuple[int, ...]:
@@ -53,6 +71,7 @@ def may_be_natural(card: Card, rules: Rules) -> bool:
 
 
 RunShape = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]  # suit, first, size, naturals by position
+Terms = dict[int, int]  # a linear expression flattened: its coefficients by variable index
 
 
 # ---- the problem, in plain data --------------------------------------------------------------
@@ -158,6 +177,10 @@ class RunSlot:
         """Gaps not filled by the hand's wild cards: missing naturals and missing jokers alike."""
         return self.length() - self.naturals_used() - self.wilds
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing()`` flattened, and its constant."""
+        return _flat(self.missing())
+
 
 Window = tuple[Suit, int, int]  # a run's suit, first and last position
 
@@ -234,6 +257,19 @@ class RunWindows:
     def missing(self) -> cp_model.LinearExprT:
         return self.places() - _sum(list(self.uses.values())) - self.wilds
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing()`` flattened, and its constant, read off the variables (flattening the
+        expression costs more: test_model_identity compares the two)."""
+        if self.exact:
+            terms: Terms = {}
+            places = self.spec.size * self.how_many
+        else:
+            terms = {c.index: last - first + 1 for (_, first, last), c in self.count.items()}
+            places = 0
+        _add_terms(terms, self.uses.values(), -1)
+        _add_terms(terms, (self.wilds,), -1)
+        return terms, places
+
 
 @dataclass
 class SetGroup:
@@ -254,6 +290,16 @@ class SetGroup:
             return self.spec.size * _sum(list(self.count.values())) - uses - self.pooled_wilds
         return sum(self.missing.values()) + sum(self.missing_jokers.values())
 
+    def missing_terms(self) -> tuple[Terms, int]:
+        """``missing_total()`` flattened, and its constant (as ``RunWindows.missing_terms``)."""
+        if self.pooled_wilds is None:
+            return _flat(self.missing_total())
+        terms: Terms = {}
+        _add_terms(terms, self.count.values(), self.spec.size)
+        _add_terms(terms, self.uses.values(), -1)
+        _add_terms(terms, (self.pooled_wilds,), -1)
+        return terms, 0
+
 
 @dataclass
 class DeckCover:
@@ -271,9 +317,40 @@ class Model:
     windows: list[RunWindows]
     sets: list[SetGroup]
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
-    missing_total: cp_model.LinearExprT
     cover: DeckCover | None = None
     strict_deck: bool = False  # built with the deck's limits on missing cards
+
+    @functools.cached_property
+    def missing_total(self) -> cp_model.LinearExprT:
+        """The missing cards, as an expression (the outs and near_best bound it), made when first
+        asked: a lay-down alone never asks."""
+        return _missing_total(self.runs, self.windows, self.sets)
+
+
+def _missing_total(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> cp_model.LinearExprT:
+    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
+    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
+    return (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
+            + sum(g.missing_total() for g in sets))
+
+
+def _missing_terms(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> tuple[Terms, int]:
+    """``_missing_total`` flattened, and its constant."""
+    terms: Terms = {}
+    constant = 0
+    groups: list[RunSlot | RunWindows | SetGroup] = [*runs, *windows, *sets]
+    for group in groups:
+        group_terms, group_constant = group.missing_terms()
+        for index, coefficient in group_terms.items():
+            terms[index] = terms.get(index, 0) + coefficient
+        constant += group_constant
+    return terms, constant
+
+
+def _add_terms(terms: Terms, variables: Iterable[cp_model.IntVar], coefficient: int) -> None:
+    for var in variables:
+        index = var.index
+        terms[index] = terms.get(index, 0) + coefficient
 
 
 # ---- building the model ------------------------------------------------------------------------
@@ -290,10 +367,28 @@ def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
 
 class _CpModel(cp_model.CpModel):
     """``CpModel`` without the camelCase aliases it attaches to every new instance: that costs
-    half a millisecond a model, a fifth of a typical analysis (profiled with cProfile)."""
+    half a millisecond a model, a fifth of a typical analysis (profiled with cProfile). Its
+    variables are made as ``CpModel`` makes them, with one domain object shared per bounds
+    (making a ``Domain`` was a fifth of making a variable, and a typical model makes a few
+    dozen variables a hand)."""
 
     def __init__(self) -> None:
         cp_model_helper.CpBaseModel.__init__(self, None)
+
+    def new_int_var(self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str) -> cp_model.IntVar:
+        return cp_model.IntVar(self.model_proto).with_name(name).with_domain(_domain(lb, ub))
+
+    def new_bool_var(self, name: str) -> cp_model.IntVar:
+        return cp_model.IntVar(self.model_proto).with_name(name).with_domain(_BOOLEAN)
+
+
+@functools.lru_cache(maxsize=1024)
+def _domain(lb: cp_model.IntegralT, ub: cp_model.IntegralT) -> Domain:
+    """The domain [lb, ub], made once (a ``Domain`` is a value: a variable copies it)."""
+    return Domain(lb, ub)
+
+
+_BOOLEAN = Domain(0, 1)
 
 
 
@@ -353,7 +448,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # typical model's building).
     melded = {card: _sum(uses) for card, uses in natural_uses.items()}
     for card in problem.naturals:
-        used = melded[card] + (wild_used[card] if card in wild_used else 0)
+        used = melded[card] + wild_used[card] if card in wild_used else melded[card]
         model.add(used <= problem.counts[card])
 
     cover = None
@@ -362,45 +457,58 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
-    # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
-    # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
-    missing_total = (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
-                     + sum(g.missing_total() for g in sets))
-    missing_counted = missing_total  # the missing cards, as the objective counts them
+    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck)
+    # The missing cards, as the objective counts them (flattened).
+    missing_counted = None
     if problem.target is not None or problem.meld_at_most is not None:
         hand_melded = sum(melded.values()) + wilds_melded
         if problem.target is not None:
             # Go-out round: the melds hold every card of the hand the player ends with, the drawn
             # (missing) cards among them; the hand's cards they leave out are let go.
-            model.add(hand_melded + missing_total == problem.target)
+            model.add(hand_melded + built.missing_total == problem.target)
             # So the missing cards are the target less the hand's cards melded: counted so, the
             # objective weighs the hand's cards alone, not every run window's places, with the
             # same value for every lay-down. CP-SAT proves it sooner (ill-buy-it's round-8 buy
             # verdicts: 0.85x the solver's CPU time; the hard suite's worst go-out hands 2.6x).
-            missing_counted = problem.target - hand_melded
+            missing_counted = _flat(problem.target - hand_melded)
         if problem.meld_at_most is not None:
             model.add(hand_melded <= problem.meld_at_most)
-    _minimize(model, _objective(problem, melded, wild_used, missing_counted))
-    return Model(model, runs, windows, sets, wild_used, missing_total, cover, strict_deck)
+    if missing_counted is None:
+        missing_counted = _missing_terms(runs, windows, sets)
+    _set_objective(model, *_objective(problem, natural_uses, wild_used, missing_counted))
+    return built
+
+
+def _flat(expression: cp_model.LinearExprT) -> tuple[Terms, int]:
+    """``expression`` as OR-Tools flattens it (``FlatIntExpr``): its coefficients by variable
+    index, and its constant."""
+    if not isinstance(expression, cp_model.LinearExpr):
+        return {}, int(expression)
+    flat = cp_model_helper.FlatIntExpr(expression)
+    return dict(zip([var.index for var in flat.vars], flat.coeffs)), flat.offset
 
 
 def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
     """``model.minimize(objective)`` for an objective with integer coefficients (all of ours):
     the same proto, without OR-Tools first walking the whole expression to ask whether it is
     integer, a walk as costly as flattening it (a quarter of a Shanghai model's building)."""
-    if not isinstance(objective, cp_model.LinearExpr):
-        model.minimize(objective)
-        return
-    flat = cp_model_helper.FlatIntExpr(objective)
+    _set_objective(model, *_flat(objective))
+
+
+def _set_objective(model: cp_model.CpModel, terms: Terms, offset: int) -> None:
+    """Minimise ``sum(coefficient * variable) + offset``, written as ``model.minimize`` writes a
+    flattened expression: the variables in index order, none with a coefficient of 0."""
+    indices = sorted(index for index, coefficient in terms.items() if coefficient)
     model.clear_objective()
-    model.proto.objective.vars.extend([var.index for var in flat.vars])
-    model.proto.objective.scaling_factor = 1.0
-    model.proto.objective.offset = flat.offset
-    model.proto.objective.coeffs.extend(flat.coeffs)
+    objective = model.proto.objective
+    objective.vars.extend(indices)
+    objective.scaling_factor = 1.0
+    objective.offset = offset
+    objective.coeffs.extend([terms[index] for index in indices])
 
 
-def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
-               wild_used: dict[Card, cp_model.IntVar], missing_total: cp_model.LinearExprT) -> cp_model.LinearExprT:
+def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]],
+               wild_used: dict[Card, cp_model.IntVar], missing_total: tuple[Terms, int]) -> tuple[Terms, int]:
     """Lexicographic, in one number: fewest missing cards first (one outweighs all the rest).
 
     Then, in most rounds, the most penalty points melded (the fewest left in hand). In go-out
@@ -408,22 +516,37 @@ def _objective(problem: Problem, melded: dict[Card, cp_model.LinearExprT],
     most wild cards melded (a joker is worth keeping), then the fewest penalty points melded
     (the costliest cards let go), then the lowest ranks melded (of two cards worth the same,
     the higher one goes). Ties left (9♥ or 9♠) fall to the solver's fixed search: one worker,
-    seed 0, the hand in card order, so the same hand always gets the same answer."""
+    seed 0, the hand in card order, so the same hand always gets the same answer.
+
+    Made as flattened terms (``Terms``): ``missing_total`` (the missing cards, flattened) and each
+    melded copy (``natural_uses``, ``wild_used``) added by index. Flattening one expression of
+    the whole objective gave the same terms (test_model_identity) at about three times the cost."""
     points = problem.rules.points_of
+    missing, missing_offset = missing_total
     if problem.target is None:
-        points_melded = (sum(points(card) * copies for card, copies in melded.items())
-                         + sum(points(card) * u for card, u in wild_used.items()))
         missing_weight = sum(points(card) for card in problem.hand) + 1
-        return missing_weight * missing_total - points_melded
-    wild = set(problem.wild_kinds)
-    wilds_melded = (sum(wild_used.values())
-                    + sum(copies for card, copies in melded.items() if card in wild))  # a wild 2 as itself
-    rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
-    natural_cost = sum((points(card) * rank_weight + _rank_order(card)) * copies
-                       for card, copies in melded.items() if card not in wild)
-    wild_weight = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
-    missing_weight = wild_weight * (len(problem.hand) + 1)
-    return missing_weight * missing_total - wild_weight * wilds_melded + natural_cost
+        # Weight of each copy melded (of each natural, and of each wild card as a wild): minus
+        # its points.
+        copy_weight = {card: -points(card) for card in natural_uses}
+        wild_weight = {card: -points(card) for card in wild_used}
+    else:
+        wild = set(problem.wild_kinds)
+        rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
+        wild_worth = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
+        missing_weight = wild_worth * (len(problem.hand) + 1)
+        # Minus the wild cards melded (a wild 2 as itself too), plus each natural's cost.
+        copy_weight = {card: -wild_worth if card in wild else points(card) * rank_weight + _rank_order(card)
+                       for card in natural_uses}
+        wild_weight = dict.fromkeys(wild_used, -wild_worth)
+    terms = {index: missing_weight * coefficient for index, coefficient in missing.items()}
+    for card, uses in natural_uses.items():
+        weight = copy_weight[card]
+        for use in uses:
+            index = use.index
+            terms[index] = terms.get(index, 0) + weight
+    for card, var in wild_used.items():
+        terms[var.index] = terms.get(var.index, 0) + wild_weight[card]
+    return terms, missing_weight * missing_offset
 
 
 def _rank_order(card: Card) -> int:
@@ -801,7 +924,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     held_ranks = {card.rank for card in problem.naturals}
     # Where 2s are always wild no set has a natural 2: a set of 2s would be wild cards only,
     # which a set of any other rank holds as well.
-    set_ranks = [r for r in Rank if r != Rank.TWO or not rules.deuces_always_wild]
+    set_ranks = _SET_RANKS_NO_TWO if rules.deuces_always_wild else _SET_RANKS
     # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
     # give every set its own rank when the rules ask for distinct ranks).
     absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
@@ -828,14 +951,14 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         # the naturals are counted per rank.
         counts, size = problem.counts, spec.size
         for r in ranks:
-            count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
-            of_rank = []
-            for card in naturals_of.get(r, ()):
-                uses[card] = model.new_int_var(0, counts[card], _set_label(name, "use", card))
-                of_rank.append(uses[card])
-            if of_rank:
-                model.add(_sum(of_rank) <= size * count[r])
-        model.add(sum(count.values()) == how_many)
+            count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
+            if r in naturals_of:
+                of_rank = []
+                for card in naturals_of[r]:
+                    uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
+                    of_rank.append(use)
+                model.add(_sum(of_rank) <= size * count_r)
+        model.add(_sum(list(count.values())) == how_many)
         pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
         group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
         model.add(group.missing_total() >= 0)
@@ -870,8 +993,12 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
                 model.add(naturals >= (spec.size + 1) // 2 * count[r])
             else:
                 model.add(wild_like <= spec.size // 2 * count[r])
-    model.add(sum(count.values()) == how_many)
+    model.add(_sum(list(count.values())) == how_many)
     return SetGroup(spec, count, uses, wilds, missing, missing_jokers)
+
+
+_SET_RANKS = tuple(Rank)
+_SET_RANKS_NO_TWO = tuple(r for r in Rank if r != Rank.TWO)
 
 
 @functools.lru_cache(maxsize=1024)

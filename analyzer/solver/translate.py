@@ -3,12 +3,13 @@ which wild card fills which gap, which cards are missing."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ortools.sat.python import cp_model
+from ortools.sat.python import cp_model, cp_model_helper
 
-from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
+from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules
@@ -16,12 +17,14 @@ from analyzer.solver.model import (
     DEUCE,
     HIGH_ACE,
     LOW_ACE,
+    RUN_CARDS,
     SUITS,
     Model,
     Problem,
     RunWindows,
+    Window,
     build_model,
-    position_rank,
+    card_at,
 )
 from analyzer.solver.work import work_limit
 
@@ -47,29 +50,38 @@ class NoLayDown(Exception):
 
 def new_solver(time_limit: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1  # deterministic, and models are small
-    solver.parameters.random_seed = 0
+    solver.parameters.copy_from(_settings())
     solver.parameters.max_time_in_seconds = time_limit
     if work_limit() is not None:  # analyzer/solver/work.py: answers the clock cannot change
         solver.parameters.max_deterministic_time = work_limit()
+    return solver
+
+
+@functools.cache
+def _settings() -> cp_model_helper.SatParameters:
+    """Every solve's parameters but its limits, set once and copied into each new solver in one
+    step (setting them one by one was a hundredth of a typical lay-down)."""
+    parameters = cp_model_helper.SatParameters()
+    parameters.num_workers = 1  # deterministic, and models are small
+    parameters.random_seed = 0
     # Ctrl-C belongs to the caller (analyzer/command.py; KeyboardInterrupt in the API): CP-SAT's
     # own SIGINT handler would end a search as if its time ran out, and it leaves SIGINT at the
     # default action afterwards, so that the next Ctrl-C kills a Python caller without a word.
-    solver.parameters.catch_sigint_signal = False
+    parameters.catch_sigint_signal = False
     # These models are small: CP-SAT's presolve, probing and symmetry search cost more than
     # they save (measured in analyzer.bench), and a stronger LP relaxation pays for itself.
-    solver.parameters.cp_model_presolve = False
-    solver.parameters.cp_model_probing_level = 0
-    solver.parameters.symmetry_level = 0
-    solver.parameters.linearization_level = 2
+    parameters.cp_model_presolve = False
+    parameters.cp_model_probing_level = 0
+    parameters.symmetry_level = 0
+    parameters.linearization_level = 2
     # SAT inprocessing (clause cleanup, vivification, probing at restarts) and Chvatal-Gomory cuts
     # cost these models more than they prune (replayed solves of the advice and solver
     # benchmarks, CPU time: buy verdicts' lay-downs 0.4x for ill-buy-it and may-i, 0.8x
     # eveleigh; ill-buy-it's discard table 0.6x; the hardest lay-downs 0.7x; typical ones
     # unchanged at the median, their tail 0.8x).
-    solver.parameters.use_sat_inprocessing = False
-    solver.parameters.add_cg_cuts = False
-    return solver
+    parameters.use_sat_inprocessing = False
+    parameters.add_cg_cuts = False
+    return parameters
 
 
 def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tuple[Solution, Model]:
@@ -115,13 +127,16 @@ def wilds_used(built: Model, solver: cp_model.CpSolver) -> list[Card]:
     return pool
 
 
+_OF_RANK: dict[Rank, tuple[Card, ...]] = {rank: tuple(natural(rank, s) for s in SUITS) for rank in Rank}
+
+
 def _set_melds(kind: MeldKind, size: int, rank: Rank, how_many: int, naturals: list[Card],
                wilds: list[Card], rules: Rules) -> list[PlacedMeld]:
     melds = []
     for naturals_i, wilds_i in _deal_sets(naturals, wilds, how_many, size, rules):
         # A wild card in a set claims the rank in a suit the set does not show yet.
-        unused = [s for s in SUITS if Card(rank, s) not in naturals_i] or list(SUITS)
-        claimed = tuple(Card(rank, unused[i % len(unused)]) for i in range(len(wilds_i)))
+        unused = [card for card in _OF_RANK[rank] if card not in naturals_i] or list(_OF_RANK[rank])
+        claimed = tuple(unused[i % len(unused)] for i in range(len(wilds_i)))
         melds.append(PlacedMeld(kind, tuple(naturals_i + wilds_i), tuple(naturals_i) + claimed))
     return melds
 
@@ -141,10 +156,10 @@ def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkele
     value = var_values(solver)
     runs: list[tuple[RunSkeleton, int | None]] = []
     for group in built.windows:
+        laid = _laid_windows(group, solver)
         if group.per_window is not None:
-            runs += _limited_runs(group, value)
+            runs += _limited_runs(group, value, laid)
             continue
-        laid = [window for window, v in group.count.items() for _ in range(value(v))]
         natural_at: list[dict[int, Card]] = [{} for _ in laid]
         for (card, p), use in group.uses.items():
             copies = value(use)
@@ -158,8 +173,26 @@ def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkele
     return runs
 
 
-def _limited_runs(group: RunWindows,
-                  value: Callable[[cp_model.IntVar], int]) -> list[tuple[RunSkeleton, int | None]]:
+def _laid_windows(group: RunWindows, solver: cp_model.CpSolver) -> list[Window]:
+    """The windows the group's runs lie on, each as many times as runs lie there, in window
+    order. The counts are read straight off the response, as ``var_values`` reads a variable,
+    without a call a window, and only until the group's runs are all found: the counts add up
+    to them (``_add_window_head``), and there are about 45 windows for runs of four."""
+    solution = solver.response_proto.solution
+    laid: list[Window] = []
+    to_find = group.how_many
+    for window, v in group.count.items():
+        runs_here = solution[v.index]
+        if runs_here:
+            laid += [window] * runs_here
+            to_find -= runs_here
+            if to_find <= 0:
+                break
+    return laid
+
+
+def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int],
+                  laid: list[Window]) -> list[tuple[RunSkeleton, int | None]]:
     """The runs of a group limited to one wild card a run, as ``WindowWilds`` deals them: the
     runs taking a wild card on a window inside a held stretch each get a place of their own
     (positions in order, each run ending first served first, at most the free places of a
@@ -167,7 +200,6 @@ def _limited_runs(group: RunWindows,
     the hand holds no natural. Then each natural goes to a run over its place left free."""
     per_window = group.per_window
     assert per_window is not None
-    laid = [window for window, v in group.count.items() for _ in range(value(v))]
     taking = [False] * len(laid)  # the run takes one of the hand's wild cards
     for window, v in per_window.inside.items():
         for i in [i for i, w in enumerate(laid) if w == window][:value(v)]:
@@ -208,8 +240,9 @@ def skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton]
     sets: list[SetSkeleton] = []
     for set_group in built.sets:
         for rank, count_var in set_group.count.items():
-            if value(count_var):
-                sets.append((set_group.spec, rank, value(count_var),
+            how_many = value(count_var)
+            if how_many:
+                sets.append((set_group.spec, rank, how_many,
                              [c for c, u in set_group.uses.items() if c.rank == rank for _ in range(value(u))]))
     return runs, sets
 
@@ -225,17 +258,13 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
     gaps += [(j, None) for j, (spec, _, how_many, naturals) in enumerate(sets)
              for _ in range(spec.size * how_many - len(naturals))]
     spare = Spare(problem)
+    # Per gap, the missing naturals that could fill it.
+    fitting = [(card_at(p, runs[index][0]),) if p is not None else _OF_RANK[sets[index][1]]
+               for index, p in gaps]
 
-    def fitting(gap: tuple[int, int | None]) -> list[Card]:
-        """Missing naturals that could fill the gap."""
-        index, p = gap
-        if p is not None:
-            return [Card(position_rank(p), runs[index][0])]
-        return [Card(sets[index][1], s) for s in SUITS]
-
-    def natural_for(gap: tuple[int, int | None]) -> list[Card]:
-        """Missing naturals that could fill the gap, most plentiful first."""
-        return sorted(fitting(gap), key=lambda c: -spare[c])
+    def natural_for(number: int) -> list[Card]:
+        """Missing naturals that could fill gap ``number``, most plentiful first."""
+        return sorted(fitting[number], key=lambda c: -spare[c])
 
     filling: dict[int, Card] = {}  # gap number -> card
     missing: list[Card] = []
@@ -245,7 +274,7 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
         budget = {(c, True): value(v) for c, v in built.cover.in_runs.items()}
         budget.update({(c, False): value(v) for c, v in built.cover.in_sets.items()})
         for number, gap in enumerate(gaps):
-            for card in natural_for(gap):
+            for card in natural_for(number):
                 if budget.get((card, gap[1] is not None), 0) > 0:
                     budget[card, gap[1] is not None] -= 1
                     filling[number] = card
@@ -254,12 +283,12 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
         open_gaps = [n for n in range(len(gaps)) if n not in filling]
     else:
         # Put the hand's wild cards where a missing natural would be scarcest.
-        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(spare[c] for c in fitting(gaps[n])), n))
+        open_gaps = sorted(range(len(gaps)), key=lambda n: (max(map(spare.__getitem__, fitting[n])), n))
     for number in open_gaps:
         if hand_wilds:
             filling[number] = hand_wilds.pop(0)
             continue
-        choices = [c for c in natural_for(gaps[number]) if spare[c] > 0] if built.cover is None else []
+        choices = [c for c in natural_for(number) if spare[c] > 0] if built.cover is None else []
         card = choices[0] if choices else JOKER
         if spare[card] <= 0:
             raise DeckTooSmall(card)
@@ -278,7 +307,7 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
             set_fillers.setdefault(index, []).append(filling[number])
     for i, (suit, positions, naturals) in enumerate(runs):
         cards = tuple(naturals[p] if p in naturals else filled_runs[i, p] for p in positions)
-        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(Card(position_rank(p), suit) for p in positions)))
+        melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(map(RUN_CARDS[suit].__getitem__, positions))))
     for j, (spec, rank, how_many, naturals) in enumerate(sets):
         fillers = set_fillers.get(j, [])
         natural_fill = [c for c in fillers if not problem.rules.is_wild(c) and c.rank == rank]
@@ -315,10 +344,10 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
             # Where 2s are always wild the 2's place takes a wild first: a missing 2 there would
             # be one more wild card than the model's per-meld limits counted.
             wild_gaps = sorted(gaps, key=lambda p: (not (rules.deuces_always_wild and p == DEUCE),
-                                                    spare[Card(position_rank(p), suit)], p))[:hand_wilds]
+                                                    spare[card_at(p, suit)], p))[:hand_wilds]
         cards, stands_for = [], []
         for p in covered:
-            meaning = Card(position_rank(p), suit)
+            meaning = card_at(p, suit)
             if p in natural_at:
                 card = natural_at[p]
             elif p in wild_gaps:
@@ -355,7 +384,7 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
             hand_wilds = value(group.wilds[rank])
             missing_naturals = value(group.missing[rank])
             for _ in range(missing_naturals):
-                naturals.append(missing_card(max((Card(rank, s) for s in SUITS), key=lambda c: spare[c])))
+                naturals.append(missing_card(max(_OF_RANK[rank], key=lambda c: spare[c])))
             wilds = [wild_pool.pop(0) for _ in range(hand_wilds)]
             if rank in group.missing_jokers:
                 wilds += [missing_card(JOKER) for _ in range(value(group.missing_jokers[rank]))]
