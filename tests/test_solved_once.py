@@ -10,8 +10,7 @@ from unittest import mock
 from analyzer import preset
 from analyzer.cards import parse_cards
 from analyzer.round_solver import RoundSolver
-from analyzer.solver import find_outs
-from analyzer.solver import lay_down as lay_down_module
+from analyzer.solver import find_outs, translate
 
 # Eveleigh round 12, from the buy benchmark's suite: the relaxed model's best lay-down draws a
 # card the deck no longer has, so the strict model answers (0.5-0.8 s of CPU time).
@@ -23,13 +22,12 @@ TIME_LIMIT = 120.0
 def _strict_solves() -> tuple[list[bool], Any]:
     """Record whether each lay-down solve is of the strict model."""
     strict: list[bool] = []
-    solve = lay_down_module.solve
 
     def recording(problem: Any, time_limit: float, strict_deck: bool = False) -> Any:
         strict.append(strict_deck)
-        return solve(problem, time_limit, strict_deck)
+        return translate.solve(problem, time_limit, strict_deck)
 
-    return strict, mock.patch.object(lay_down_module, "solve", recording)
+    return strict, mock.patch("analyzer.solver.lay_down.solve", recording)
 
 
 def test_outs_reuse_a_known_strict_lay_down() -> None:
