@@ -47,18 +47,22 @@ class Deadline:
         finally:
             self.ends += time.monotonic() - start
 
-# (hand, rules, round, deck, time limit, before the draw) -> (the hand's lay-down, its outs)
-OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool], tuple[LayDown, frozenset[Card]]]
+# (hand, rules, round, deck, time limit, before the draw, the hand's lay-down if already solved)
+# -> (the hand's lay-down, its outs)
+OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool, LayDown | None],
+                      tuple[LayDown, frozenset[Card]]]
 
 
 def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-                      time_limit: float, before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
+                      time_limit: float, before_draw: bool = False,
+                      solved: LayDown | None = None) -> tuple[LayDown, frozenset[Card]]:
     """The naive way to find outs: solve the hand, then the hand plus each card kind the deck
     still has a copy of (53 solves). Kept as the benchmark's baseline and a fallback.
 
     The hand with the card is the hand after the draw: in a go-out round it must meld as many
     cards as the hand before the draw would (docs/lay-down.md)."""
-    lay_down = solver.solve_lay_down(cards, rules, round_number, deck, time_limit, before_draw=before_draw)
+    lay_down = solved if solved is not None and solved.proven_optimal else solver.solve_lay_down(
+        cards, rules, round_number, deck, time_limit, before_draw=before_draw)
     if not lay_down.cards_away:  # 0: nothing to wish for; None: no card would do
         return lay_down, frozenset()
     held = Counter(cards)
@@ -160,7 +164,8 @@ class RoundSolver:
             return None
         with deterministic_work(self.work):
             try:
-                found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1])
+                found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1],
+                                       self._lay_downs.get((key, None)))
             except OutsCutShort as stopped:  # a solve stopped unproven, or the finder's time ran out
                 self._cut_short.add(key)
                 return stopped.found

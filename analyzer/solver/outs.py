@@ -61,7 +61,7 @@ class _Unproven(Exception):
 
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-              time_limit: float, before_draw: bool = False,
+              time_limit: float, before_draw: bool = False, solved: LayDown | None = None,
               known: KnownArrangements | None = None) -> tuple[LayDown, frozenset[Card]]:
     """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
     whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
@@ -77,6 +77,9 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     outs are the union of the missing cards over all best arrangements, collected by asking
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
 
+    ``solved``: the hand's lay-down, if already solved (``best_lay_down`` then skips the
+    slowest solve it would repeat).
+
     ``known``: arrangements found for other hands of the same round and deck (the hands of one
     discard table), which may be best arrangements of this one too: this call reads outs off
     them, and adds those it finds.
@@ -86,7 +89,7 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
     ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
-    lay_down, built = best_lay_down(problem, time_limit)
+    lay_down, built = best_lay_down(problem, time_limit, solved)
     if not lay_down.cards_away:
         return lay_down, frozenset()
     if problem.counted_by_window:
