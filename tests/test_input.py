@@ -44,7 +44,6 @@ from analyzer.rules import DeckRule, MeldKind, MeldSpec, Points, RoundRule, pars
 
 ROOT = Path(__file__).resolve().parents[1]
 LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2, before the draw: lays down
-SLOW_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"  # kolsov round 7: its buy verdict to the end of the round takes seconds
 SECONDS = 20  # no case may take longer (most take one)
 FIVE_THOUSAND_DIGITS = "9" * 5000
 
@@ -439,19 +438,23 @@ def test_a_batch_goes_on_after_huge_numbers_and_skips_blank_lines(tmp_path: Path
 
 # ---- Ctrl-C: one line, exit status 130, never an abort -------------------------------------------
 
-# Questions that still take several seconds (each was faster than its delay once the outs got
-# quicker, and then there was nothing left to interrupt): a Shanghai round-7 discard table of the
-# longest hand the round allows (18 cards after the draw; the slowest of 14 seeded deals, about
-# 4.7 s on a quiet machine in 2026-11, when the two-joker hand used before took 2 s, no longer
-# enough for the 2 s delay), and a kolsov buy verdict played to the round's end.
-SLOW_TABLE_HAND = "6S 8S 4C 5H 3D 9D AD QH JC 2C QD 3H 2S KH 6S 10H 10C 4H"
-SLOW_TABLE = ["--rules", "shanghai", "-r", "7", "--players", "4", "--discards"]
+# Questions that still take several seconds (each was faster than its delay once the analyser got
+# quicker, and then there was nothing left to interrupt): under house rules that keep the slow
+# path (a go-out round of four runs of 4 with up to two wild cards a run: run slots, outs asked
+# card by card), this 17-card hand's discard table (10 s on a quiet machine in 2026-11) and the
+# same hand before its draw asked to buy (35 s). The Shanghai round-7 table and the kolsov
+# round-7 buy verdict used before fell to 1.3 and 1.6 s when the one-wild runs came to be counted
+# per window: under the 2 s delay, they ended before the interrupt on a quiet machine.
+SLOW_TABLE_RULES = ('base = "shanghai"\nname = "four-runs"\nmax_wilds_per_meld = 2\n'
+                    'rounds = [{ deal = 16, contract = "4R4", go_out = true }]\n')
+SLOW_TABLE_HAND = "6S 8S 4C 5H 3D 9D AD QH JC 2C QD 3H 2S KH 6S 10H 10C"
+SLOW_TABLE = ["--rules", "{house rules}", "-r", "1", "--players", "4", "--discards"]
 
 INTERRUPT_CASES = [
     ("during the discard table", SLOW_TABLE, SLOW_TABLE_HAND, 2.0),
     ("early in the discard table", SLOW_TABLE, SLOW_TABLE_HAND, 1.2),
-    ("during a buy verdict", ["--rules", "kolsov", "-r", "7", "--buy", "5H", "--rollouts", "100000",
-                              "--before-draw"], SLOW_HAND, 2.0),
+    ("during a buy verdict", ["--rules", "{house rules}", "-r", "1", "--buy", "5C", "--rollouts", "100000",
+                              "--before-draw"], SLOW_TABLE_HAND.rsplit(" ", 1)[0], 2.0),
     ("while reading standard input", ["-", "-r", "1"], None, 1.0),
 ]
 
@@ -461,6 +464,8 @@ INTERRUPT_CASES = [
 def test_ctrl_c_is_one_line_and_exit_status_130(tmp_path: Path, args: list[str], hand: str | None,
                                                 delay: float) -> None:
     source = [write(tmp_path, "hand.txt", hand)] if hand else []
+    house = write(tmp_path, "house.toml", SLOW_TABLE_RULES)
+    args = [house if arg == "{house rules}" else arg for arg in args]
     process = subprocess.Popen([sys.executable, "-m", "analyzer", *source, *args], cwd=ROOT,
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(delay)
