@@ -391,7 +391,6 @@ def _domain(lb: cp_model.IntegralT, ub: cp_model.IntegralT) -> Domain:
 _BOOLEAN = Domain(0, 1)
 
 
-
 def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) -> Model:
     """The model. ``strict_deck``: missing cards must exist in the deck. ``all_ranks``: offer
     sets of every rank, not only the hand's and a few stand-ins (needed to list outs)."""
