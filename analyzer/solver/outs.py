@@ -22,6 +22,7 @@ from analyzer.solver.model import (
     Model,
     Problem,
     RunShape,
+    Window,
     build_model,
     make_problem,
     position_rank,
@@ -160,11 +161,16 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     strict_deck = built.cover is not None
     model = built.model
     model.add(built.missing_total == cards_away)
+    open_windows = _open_windows(problem, built, cards_away)
 
     def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
         card = Card(position_rank(p), suit)
-        return sum(sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
-                   - g.uses.get((card, p), 0) for g in built.windows)
+        covering = [[c for (s, first, last), c in g.count.items()
+                     if s == suit and first <= p <= last and (s, first, last) in open_windows]
+                    for g in built.windows]
+        if not any(covering):
+            return 0  # no run of a best arrangement covers the place: no gap site
+        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
 
     def set_gap(rank: Rank) -> cp_model.LinearExprT:
         """Places in sets of the rank that no natural of the hand takes."""
@@ -221,6 +227,38 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs, False  # past the time limit: the outs found so far
+
+
+def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window]:
+    """The run windows a best arrangement may lay a run on; the others are ruled out in the
+    model (``count == 0``).
+
+    A run's places the hand's naturals do not fill are gaps, and every gap holds one of the
+    hand's wild cards or a missing card: so a run on a window holds at most ``cards_away``
+    plus the hand's wild cards in gaps, and a window with more places than that beyond those
+    where the hand holds a natural of its suit carries no run of a best arrangement. Under a
+    minimum contract (go-out rounds, may-i, eveleigh) the windows run up to the longest run,
+    hundreds of them (ill-buy-it round 8: 264 for its one run of four or more), most of them
+    far too long for the hand; each gap site's sum runs over every window covering its place,
+    and CP-SAT's LP and cuts over those dense rows made each solve slow. The rule holds for
+    every solve of this question, so it is added once: the same arrangements stay possible,
+    and the outs are the same."""
+    gap_room = cards_away + sum(problem.counts[card] for card in problem.wild_kinds)
+    open_windows: set[Window] = set()
+    for group in built.windows:
+        held: dict[Suit, set[int]] = {}
+        for card, p in group.uses:
+            assert card.suit is not None
+            held.setdefault(card.suit, set()).add(p)
+        for window, count in group.count.items():
+            suit, first, last = window
+            places = last - first + 1
+            naturals = sum(1 for p in held.get(suit, ()) if first <= p <= last)
+            if places - naturals > gap_room:
+                built.model.add(count == 0)
+            else:
+                open_windows.add(window)
+    return open_windows
 
 
 def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton]) -> list[_Set]:
