@@ -446,6 +446,24 @@ def test_a_discard_tables_shared_arrangements_change_no_rows_outs() -> None:
         assert shared == alone, (card.token, sorted(c.token for c in shared[1] ^ alone[1]))
 
 
+def test_go_out_rows_outs_agree_with_resolving_every_card() -> None:
+    """ill-buy-it round 8 (three sets and a run, going out: the melds hold exactly the hand
+    after the draw), rows of a discard table: the gap-site question's outs (whose model rules
+    out runs longer than the other melds leave room for, and sets holding naturals without a
+    set of their rank laid) are those of asking about every card. Each row's outs come from a
+    best arrangement with a run of five, which a run window rule one place too short loses."""
+    rules = preset("ill-buy-it")
+    deck = rules.deck_for(4)
+    whole = parse_cards("2D 5H 6S 3D AD 6S 3C 2H 9H 4S JD 5C KS 7H")
+    for card in parse_cards("5H 9H 3C"):
+        row = list(whole)
+        row.remove(card)
+        fast = find_outs(tuple(row), rules, 8, deck, 30.0, before_draw=True)
+        naive = outs_by_resolving(tuple(row), rules, 8, deck, 30.0, True)
+        assert fast[0].cards_away == naive[0].cards_away == 6
+        assert fast[1] == naive[1], (card.token, sorted(c.token for c in fast[1] ^ naive[1]))
+
+
 def test_outs_of_a_hand_that_lays_down_or_never_can_are_empty() -> None:
     laid = advise("7H 8H 9H 10H 5C 5D 5S", "progressive", 2)
     assert laid.lay_down.can_lay_down and laid.outs == () and laid.unseen_outs == 0

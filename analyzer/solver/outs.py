@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from ortools.sat.python import cp_model
 
-from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit, natural
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, Rules
 from analyzer.solver.lay_down import (
@@ -22,7 +22,9 @@ from analyzer.solver.model import (
     Model,
     Problem,
     RunShape,
+    Window,
     build_model,
+    card_at,
     make_problem,
     position_rank,
     positions_of,
@@ -160,11 +162,25 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     strict_deck = built.cover is not None
     model = built.model
     model.add(built.missing_total == cards_away)
+    open_windows = _open_windows(problem, built, cards_away)
+    _sets_hold_naturals_only_when_laid(problem, built)
+
+    # Per group of runs, the counts of the open windows over each (suit, position).
+    open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
+    for g in built.windows:
+        over: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}
+        for (s, first, last), c in g.count.items():
+            if (s, first, last) in open_windows:
+                for q in range(first, last + 1):
+                    over.setdefault((s, q), []).append(c)
+        open_over.append(over)
 
     def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
-        card = Card(position_rank(p), suit)
-        return sum(sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
-                   - g.uses.get((card, p), 0) for g in built.windows)
+        card = card_at(p, suit)
+        covering = [over.get((suit, p), []) for over in open_over]
+        if not any(covering):
+            return 0  # no run of a best arrangement covers the place: no gap site
+        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
 
     def set_gap(rank: Rank) -> cp_model.LinearExprT:
         """Places in sets of the rank that no natural of the hand takes."""
@@ -176,7 +192,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     sites: list[tuple[cp_model.IntVar, list[Card]]] = []
     for suit in SUITS:
         for p in problem.positions:
-            card = Card(position_rank(p), suit)
+            card = card_at(p, suit)
             gap = run_gap(suit, p)
             if problem.spare(card) and card not in outs and not isinstance(gap, int):
                 site = model.new_bool_var(f"gap[{suit.value}{p}]")
@@ -186,11 +202,14 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     for rank in Rank:
         # The model offers sets of a few ranks the hand lacks, standing for all of them.
         ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
-        fitting = [Card(r, s) for r in ranks for s in SUITS if problem.spare(Card(r, s))]
+        fitting = [natural(r, s) for r in ranks for s in SUITS if problem.spare(natural(r, s))]
         gap = set_gap(rank)
         if fitting and not set(fitting) <= outs and not isinstance(gap, int):
             site = model.new_bool_var(f"gap[{rank.token}]")
             model.add(site <= gap)
+            # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
+            # set's gap for a fraction of a set laid (``_sets_hold_naturals_only_when_laid``).
+            model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
             sites.append((site, fitting))
     while not _spent(ends):
         fresh = [site for site, cards in sites if not set(cards) <= outs]
@@ -221,6 +240,61 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs, False  # past the time limit: the outs found so far
+
+
+def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window]:
+    """The run windows a best arrangement may lay a run on; the others are ruled out in the
+    model (``count == 0``).
+
+    A run's places the hand's naturals do not fill are gaps, and every gap holds one of the
+    hand's wild cards or a missing card: so a run on a window holds at most ``cards_away``
+    plus the hand's wild cards in gaps, and a window with more places than that beyond those
+    where the hand holds a natural of its suit carries no run of a best arrangement. Under a
+    minimum contract (go-out rounds, may-i, eveleigh) the windows run up to the longest run,
+    hundreds of them (ill-buy-it round 8: 264 for its one run of four or more), most of them
+    far too long for the hand; each gap site's sum runs over every window covering its place,
+    and CP-SAT's LP and cuts over those dense rows made each solve slow. In a go-out round,
+    where the melds hold exactly ``target`` cards, a run is also no longer than the target
+    leaves beside every other meld of the contract at its size (ill-buy-it round 8: five);
+    the model says so only through its sum of all places, which the LP spreads over fractions
+    of long windows. The rules hold for every solve of this question, so they are added once:
+    the same arrangements stay possible, and the outs are the same."""
+    gap_room = cards_away + sum(problem.counts[card] for card in problem.wild_kinds)
+    open_windows: set[Window] = set()
+    for group in built.windows:
+        held: dict[Suit, set[int]] = {}
+        for card, p in group.uses:
+            assert card.suit is not None
+            held.setdefault(card.suit, set()).add(p)
+        # In a go-out round the melds hold exactly ``target`` places, every other meld of the
+        # contract at least its size: no run is longer than what they leave.
+        longest = None if problem.target is None else (
+            problem.target - sum(spec.size for spec in problem.contract) + group.spec.size)
+        for window, count in group.count.items():
+            suit, first, last = window
+            places = last - first + 1
+            naturals = sum(1 for p in held.get(suit, ()) if first <= p <= last)
+            if places - naturals > gap_room or (longest is not None and places > longest):
+                built.model.add(count == 0)
+            else:
+                open_windows.add(window)
+    return open_windows
+
+
+def _sets_hold_naturals_only_when_laid(problem: Problem, built: Model) -> None:
+    """Adds, for the outs' question only, that the sets of a rank hold a natural of the hand
+    only when at least one set of that rank is laid: ``use <= copies * count``. Every
+    arrangement meets it already (a count is a whole number, and no set holds more copies
+    than the hand has), so the answers are the same; but the model's rows (``cards >= size *
+    count``) let the LP lay two thirds of a set of a rank the hand holds two of, meld both
+    naturals and miss two thirds of a card, and its bound on the gap sites stayed far above
+    the truth: CP-SAT branched for each "no new site" proof. With these rows the LP pays for
+    a fraction of a set in proportion (ill-buy-it round 8: with ``_open_windows`` and the
+    sets' site bound, a table's gap-site solves took about a third of their CPU time)."""
+    for group in built.sets:
+        for card, use in group.uses.items():
+            assert card.rank is not None
+            built.model.add(use <= problem.counts[card] * group.count[card.rank])
 
 
 def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton]) -> list[_Set]:
@@ -662,7 +736,7 @@ def _moves(problem: Problem, hand: Counter[Card], runs: tuple[RunShape, ...],
                 taken: Counter[Card] = Counter()
                 placed = []
                 for p in range(new_first, new_first + size):
-                    card = Card(position_rank(p), new_suit)
+                    card = card_at(p, new_suit)
                     if free[card] > taken[card]:
                         taken[card] += 1
                         placed.append((p, card))
@@ -686,10 +760,10 @@ def _gap_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Set, .
     cards = set()
     for suit, first, size, naturals in runs:
         held = {p for p, _ in naturals}
-        cards |= {Card(position_rank(p), suit) for p in range(first, first + size) if p not in held}
+        cards |= {card_at(p, suit) for p in range(first, first + size) if p not in held}
     for rank, size, naturals in sets:
         if len(naturals) < size:
-            cards |= {Card(rank, s) for s in SUITS}
+            cards |= {natural(rank, s) for s in SUITS}
     return {card for card in cards if problem.spare(card)}
 
 
@@ -697,10 +771,10 @@ def _missing_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Se
     """The missing cards an arrangement needs once the hand's wilds fill the scarcest gaps,
     or None when the deck (with its jokers) cannot supply them."""
     spare = Spare(problem)
-    run_gaps = [Card(position_rank(p), suit) for suit, first, size, naturals in runs
+    run_gaps = [card_at(p, suit) for suit, first, size, naturals in runs
                 for p in range(first, first + size) if p not in {q for q, _ in naturals}]
     set_gaps = [rank for rank, size, naturals in sets for _ in range(size - len(naturals))]
-    gaps: list[list[Card]] = [[card] for card in run_gaps] + [[Card(r, s) for s in SUITS] for r in set_gaps]
+    gaps: list[list[Card]] = [[card] for card in run_gaps] + [[natural(r, s) for s in SUITS] for r in set_gaps]
     gaps.sort(key=lambda fits: max(spare[c] for c in fits))
     missing = []
     for fits in gaps[wilds:]:
