@@ -933,9 +933,11 @@ def going_out_chances(rules: Rules, round_number: int, players: int) -> GoingOut
     return _MEASURED[key]
 
 
-def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES) -> None:
-    """Measure the named presets' rounds for these player counts and (re)write the table module,
-    keeping the entries it already has for other rule sets and player counts."""
+def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES,
+                          rounds: str = "all") -> None:
+    """Measure the named presets' rounds (``rounds``: "all", or "go-out" for their go-out
+    rounds only) for these player counts and (re)write the table module, keeping the entries it
+    already has for other rule sets, rounds and player counts."""
     import importlib
     import time
 
@@ -957,7 +959,9 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
         for count in players:
             if not any(deck.min_players <= count <= deck.max_players for deck in rules.decks):
                 continue
-            for number in range(1, len(rules.rounds) + 1):
+            for number, rule in enumerate(rules.rounds, start=1):
+                if rounds == "go-out" and not rule.go_out:
+                    continue
                 start = time.perf_counter()
                 measured = measure_going_out(rules, number, count, games)
                 key = f"{rules_fingerprint(rules)}/{number}/{count}"
@@ -980,8 +984,11 @@ if __name__ == "__main__":
     parser.add_argument("presets", nargs="*", default=sorted(PRESETS))
     parser.add_argument("--players", type=int, nargs="+", default=[4])
     parser.add_argument("--games", type=int, default=MEASURE_GAMES)
+    parser.add_argument("--rounds", choices=("all", "go-out"), default="all",
+                        help="every round, or only the go-out rounds (after a change to play there)")
     options = parser.parse_args()
-    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games)
+    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games,
+                          options.rounds)
 
 
 __all__ = [
