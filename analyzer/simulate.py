@@ -219,7 +219,8 @@ class SimulatedPlayer:
     discards the costliest of the rest, going out when its hand empties as the rules allow.
     It takes the face-up discard instead of drawing when that brings it closer (or, laid down,
     when the card fits a meld), and buys a card its plan misses when buying is free, when it then
-    lays down next turn, or when the round needs more cards than drawing ever gives.
+    lays down next turn (never so in a go-out round, where the penalty cards must be melded too),
+    or when the round needs more cards than drawing ever gives.
 
     The hand is solved again only when a card may matter: a hand more than ``REPLAN_WITHIN``
     cards away follows its plan (only the plan's missing cards, or a wild card in their place,
@@ -308,11 +309,17 @@ class SimulatedPlayer:
     def wants_to_buy(self, state: PlayerState, card: Card, penalty: int) -> bool:
         """Buy a card its plan misses (or a wild card) when buying costs nothing, when the hand
         then lays down on its next turn, or when drawing alone can never give the contract's
-        cards. Judged by the plan alone, so a buy costs no solving."""
+        cards. Judged by the plan alone, so a buy costs no solving.
+
+        One card away, the bought card completes the plan, and the penalty cards stay in hand
+        unused: the hand lays down next turn. Not in a go-out round, where laying down melds
+        every card: the penalty cards and the next draw must fit the melds too, and a bigger
+        hand is harder to meld whole (measured: fewer such buys go out next turn than passes)."""
         if state.laid_down or state.away is None or state.away == 0:
             return False
         short = len(state.held) + 1 < self.cards_to_lay_down
-        if not (penalty == 0 or state.away <= 1 or short):
+        completes = state.away <= 1 and not self.go_out_round  # the buy lays the hand down
+        if not (penalty == 0 or completes or short):
             return False
         return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
 
@@ -926,9 +933,11 @@ def going_out_chances(rules: Rules, round_number: int, players: int) -> GoingOut
     return _MEASURED[key]
 
 
-def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES) -> None:
-    """Measure the named presets' rounds for these player counts and (re)write the table module,
-    keeping the entries it already has for other rule sets and player counts."""
+def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES,
+                          rounds: str = "all") -> None:
+    """Measure the named presets' rounds (``rounds``: "all", or "go-out" for their go-out
+    rounds only) for these player counts and (re)write the table module, keeping the entries it
+    already has for other rule sets, rounds and player counts."""
     import importlib
     import time
 
@@ -950,7 +959,9 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
         for count in players:
             if not any(deck.min_players <= count <= deck.max_players for deck in rules.decks):
                 continue
-            for number in range(1, len(rules.rounds) + 1):
+            for number, rule in enumerate(rules.rounds, start=1):
+                if rounds == "go-out" and not rule.go_out:
+                    continue
                 start = time.perf_counter()
                 measured = measure_going_out(rules, number, count, games)
                 key = f"{rules_fingerprint(rules)}/{number}/{count}"
@@ -973,8 +984,11 @@ if __name__ == "__main__":
     parser.add_argument("presets", nargs="*", default=sorted(PRESETS))
     parser.add_argument("--players", type=int, nargs="+", default=[4])
     parser.add_argument("--games", type=int, default=MEASURE_GAMES)
+    parser.add_argument("--rounds", choices=("all", "go-out"), default="all",
+                        help="every round, or only the go-out rounds (after a change to play there)")
     options = parser.parse_args()
-    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games)
+    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games,
+                          options.rounds)
 
 
 __all__ = [

@@ -59,9 +59,12 @@ from puzzles.themes import tag
 # SAT inprocessing or CG cuts), so simulated play, and with it the position a seed gives, a buy
 # verdict's figures and the plays near the best found, may differ from puzzles-2's. The bank was
 # carried over by ``puzzles.rederive``: puzzles whose answers derive again are kept with the new
-# figures, the others retired, the shards topped up from later seeds. The seeds' random streams
-# keep the first version's name.
-GENERATOR = "puzzles-3"
+# figures, the others retired, the shards topped up from later seeds. puzzles-4: a simulated
+# player one card away no longer buys in a go-out round, and those rounds' going-out chances were
+# measured again; only buy puzzles of go-out rounds can derive otherwise, so the buy shards of the
+# presets with such rounds were carried over (the other shards derive as puzzles-3 stored them).
+# The seeds' random streams keep the first version's name.
+GENERATOR = "puzzles-4"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),

@@ -4,6 +4,7 @@ same round. Scripted policies make each rule visible; ``SimulatedPlayer`` plays 
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 from collections import Counter
@@ -206,11 +207,12 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # puzzles-3: the same values, other ties); the other six did not change. With CP-SAT's new
 # settings (no SAT inprocessing or CG cuts) and the go-out objective written as the target less
 # the melded cards, shanghai 7 again and the go-out rounds pagat 7 and ill-buy-it 8 were recorded
-# again the same day.
+# again the same day. Shanghai 7 once more when a player one card away stopped buying in a
+# go-out round (a deliberate change of play): its only buy, seat 2's at turn 62, is gone.
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "d870b5db1624ee3d"),
     ("pagat", 7, 4, 12, "f1135eb8592b62e2"),
-    ("shanghai", 7, 3, 13, "f3b50e3b042d96d2"),
+    ("shanghai", 7, 3, 13, "960844fa3121062d"),
     ("shanghai-powe", 8, 5, 14, "c6786deb21babc8a"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
     ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
@@ -391,3 +393,21 @@ def test_laying_down_is_going_out_in_a_go_out_round() -> None:
     assert result.went_out and result.discard is None and len(result.laid_down) == 3
     stuck = player.play_turn(state, Card.parse("2C"))
     assert not stuck.went_out and stuck.discard is not None and not stuck.laid_down
+
+
+def test_one_card_away_buys_only_where_the_penalty_card_may_stay_unused() -> None:
+    # Pagat round 7 (three runs of 4, one penalty card a buy): the hand misses the 10♦ alone.
+    # Outside a go-out round buying it lays the hand down next turn, the penalty card left over;
+    # in the go-out round the penalty card and the next draw must be melded too, so being one
+    # card away is no reason to pay for a buy (a free card still is).
+    go_out = preset("pagat")
+    kept_back = dataclasses.replace(go_out, rounds=tuple(
+        dataclasses.replace(rule, go_out=False) if number == 7 else rule
+        for number, rule in enumerate(go_out.rounds, start=1)))
+    hand = parse_cards("3H 4H 5H 6H 7S 8S 9S 10S JD QD KD")
+    for rules, buys in ((go_out, False), (kept_back, True)):
+        player = SimulatedPlayer(RoundSolver(rules, 7, rules.deck_for(4), 5.0))
+        state = player.start(hand)
+        assert state.away == 1 and state.missing == (Card.parse("10D"),)
+        assert player.wants_to_buy(state, Card.parse("10D"), 1) is buys
+        assert player.wants_to_buy(state, Card.parse("10D"), 0)
