@@ -252,7 +252,10 @@ class SimulatedPlayer:
         return PlayerState(lay_down.hand, (), lay_down.cards_away, tuple(unused), lay_down.missing, plan)
 
     def _remember(self, state: PlayerState) -> PlayerState:
-        self._states.setdefault((state.held, state.melds), state)
+        """Keep a hand's plan for ``start`` to find. A laid-down state is its cards and melds
+        alone, as ``start`` makes it: nothing to keep (and its melds are dear to hash)."""
+        if not state.laid_down:
+            self._states.setdefault((state.held, state.melds), state)
         return state
 
     def with_cards(self, state: PlayerState, cards: Sequence[Card]) -> PlayerState:
