@@ -342,7 +342,7 @@ def test_after_laying_down_it_lays_off_and_goes_out_as_the_rules_allow(
 def test_a_laid_down_player_tries_each_card_on_a_meld_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Its lay-off test is ``extend_meld``'s answer kept per meld and card: looking again after a
     lay-off, or playing the same turn again, asks nothing anew and plays the same."""
-    import analyzer.simulate as simulate
+    from analyzer import simulate
 
     rules = preset("progressive")
     player = SimulatedPlayer(RoundSolver(rules, 3, rules.deck_for(4), 5.0))
