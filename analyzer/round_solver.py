@@ -194,4 +194,8 @@ class RoundSolver:
                     self._lay_downs.setdefault((key, None), found[0])
 
     def points(self, cards: Iterable[Card]) -> int:
-        return sum(self.rules.points_of(card) for card in cards)
+        return sum(map(self._points_by_card.__getitem__, cards))
+
+    @functools.cached_property
+    def _points_by_card(self) -> dict[Card, int]:
+        return self.rules.points_by_card()

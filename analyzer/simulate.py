@@ -149,25 +149,6 @@ def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
         last in rules.run_positions())
 
 
-def _fit_distance(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> float:
-    """How many cards short of fitting one of the melds ``card`` is: 0 when it fits, else the
-    places between it and the nearest end of a run of its suit (infinite: never)."""
-    if fitting_meld(melds, card, rules) is not None:
-        return 0
-    distance = float("inf")
-    for meld in melds:
-        if meld.kind == MeldKind.RUN and meld.stands_for[0].suit == card.suit:
-            first, last = _run_span(meld)
-            for place in run_places(card, rules):
-                distance = min(distance, place - last - 1 if place > last else first - place - 1)
-    return distance
-
-
-def fitting_meld(melds: Sequence[PlacedMeld], card: Card, rules: Rules) -> int | None:
-    """The index of the first meld ``card`` can be laid off on, or None."""
-    return next((i for i, meld in enumerate(melds) if extend_meld(meld, card, rules) is not None), None)
-
-
 def cards_to_lay_down(rules: Rules, round_number: int) -> int:
     """The fewest cards a hand after its draw needs to lay down: the contract's, and one more to
     discard where going out needs a discard (laying down every card would be going out)."""
@@ -175,11 +156,9 @@ def cards_to_lay_down(rules: Rules, round_number: int) -> int:
     return sum(spec.size for spec in rule.contract) + (rules.discard_to_go_out == "required" and not rule.go_out)
 
 
-def costliest(cards: Sequence[Card], rules: Rules) -> Card:
-    return max(cards, key=lambda card: (rules.points_of(card), card.sort_key()))
-
-
 # ---- the simulated player ------------------------------------------------------------------------
+
+Tried = dict[Card, PlacedMeld | None]  # cards tried on one meld: the meld each makes (None: it does not fit)
 
 
 @dataclass(frozen=True)
@@ -235,6 +214,15 @@ class SimulatedPlayer:
         self.go_out_round = self.round_rule.go_out
         self.cards_to_lay_down = cards_to_lay_down(self.rules, self.round_number)
         self._states: dict[tuple[tuple[Card, ...], tuple[PlacedMeld, ...]], PlayerState] = {}
+        # The rule set's facts of each card kind, looked up: a buy verdict's play asks them
+        # hundreds of thousands of times (profiled).
+        points = self.rules.points_by_card()
+        self._wild_cards = frozenset(card for card in ALL_CARD_KINDS if self.rules.is_wild(card))
+        self._cost = {card: (points[card], card.sort_key()) for card in ALL_CARD_KINDS}  # costliest: the largest
+        self._lay_off_order = {card: (-points[card], card.sort_key()) for card in ALL_CARD_KINDS}  # costliest first
+        # Every meld its laid-down hands have had, with the cards tried on it: ``extend_meld``'s
+        # answer (None: it does not fit). A meld meets the same few cards turn after turn.
+        self._lay_offs: dict[PlacedMeld, Tried] = {}
 
     # -- states --------------------------------------------------------------------------------
 
@@ -265,7 +253,10 @@ class SimulatedPlayer:
         return PlayerState(lay_down.hand, (), lay_down.cards_away, tuple(unused), lay_down.missing, plan)
 
     def _remember(self, state: PlayerState) -> PlayerState:
-        self._states.setdefault((state.held, state.melds), state)
+        """Keep a hand's plan for ``start`` to find. A laid-down state is its cards and melds
+        alone, as ``start`` makes it: nothing to keep (and its melds are dear to hash)."""
+        if not state.laid_down:
+            self._states.setdefault((state.held, state.melds), state)
         return state
 
     def with_cards(self, state: PlayerState, cards: Sequence[Card]) -> PlayerState:
@@ -283,8 +274,8 @@ class SimulatedPlayer:
     def _fill(self, missing: list[Card], unused: list[Card], card: Card) -> int:
         """Give the plan ``card``: 1 when it fills a missing place (a wild card takes the costliest
         one; its meld's wild limits are not checked), else 0 and it is unused."""
-        filled = card if card in missing else costliest(missing, self.rules) if missing and self.rules.is_wild(
-            card) else None
+        filled = card if card in missing else self._costliest(missing) if missing and card in self._wild_cards \
+            else None
         if filled is None:
             unused.append(card)
             return 0
@@ -296,11 +287,11 @@ class SimulatedPlayer:
     def wants(self, state: PlayerState, card: Card) -> bool:
         """Whether ``card`` would bring the hand closer to its contract (laid down: fits a meld)."""
         if state.laid_down:
-            return fitting_meld(state.melds, card, self.rules) is not None
+            return self._lay_off(state.melds, self._tried_on(state.melds), card) is not None
         if state.away is None or state.away == 0:
             return False
         if state.away > REPLAN_WITHIN:
-            return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
+            return card in state.missing or (card in self._wild_cards and bool(state.missing))
         if not self.may_help(state, card):
             return False
         closer = self.solver.lay_down(state.held + (card,))
@@ -321,7 +312,7 @@ class SimulatedPlayer:
         completes = state.away <= 1 and not self.go_out_round  # the buy lays the hand down
         if not (penalty == 0 or completes or short):
             return False
-        return card in state.missing or (self.rules.is_wild(card) and bool(state.missing))
+        return card in state.missing or (card in self._wild_cards and bool(state.missing))
 
     def may_help(self, state: PlayerState, drawn: Card) -> bool:
         """A quick test that ``drawn`` might be an out, or for a hand 0 away might be melded
@@ -332,13 +323,13 @@ class SimulatedPlayer:
         set needs ``size - max(away, 1)`` held cards of its rank or wild, a run as many held
         naturals on distinct places of one window around the card, or wild cards (no more than
         a meld may take)."""
-        rules = self.rules
-        if rules.is_wild(drawn):
+        rules, wild_cards = self.rules, self._wild_cards
+        if drawn in wild_cards:
             return True
         assert state.away is not None and drawn.rank is not None
         spare = max(state.away - 1, 0)  # missing cards the meld may still lack
-        held_wilds = sum(1 for card in state.held if rules.is_wild(card))
-        naturals = [card for card in state.held if not rules.is_wild(card)]
+        naturals = [card for card in state.held if card not in wild_cards]
+        held_wilds = len(state.held) - len(naturals)
 
         def enough(held_naturals: int, size: int) -> bool:
             # Wild cards the meld can take from the hand: within the per-meld limit and, when
@@ -383,7 +374,7 @@ class SimulatedPlayer:
             # card): the costliest natural card goes, as ``discard_choice`` picks from a hand
             # that is never anything but unused.
             hand = list(state.held) + [drawn]
-            discard = costliest([c for c in hand if not self.rules.is_wild(c)] or hand, self.rules)
+            discard = self._costliest([c for c in hand if c not in self._wild_cards] or hand)
             hand.remove(discard)
             return TurnResult(self.start(hand), (), (), discard, False)
         quick = self._plain_turn(state.held + (drawn,))
@@ -430,7 +421,7 @@ class SimulatedPlayer:
                     return self._finish_lay_down(whole.melds[:index] + (shorter,) + whole.melds[index + 1:],
                                                  meld.cards[-1], (), True)
             return None
-        discard = costliest(whole.leftover, rules)
+        discard = self._costliest(whole.leftover)
         kept = list(whole.leftover)
         kept.remove(discard)
         if not kept and rules.discard_to_go_out == "never":
@@ -447,7 +438,7 @@ class SimulatedPlayer:
         (keeping a last card the rules forbid going out by discarding)."""
         if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == "never"):
             return self._finish_lay_down(melds, None, tuple(leftover), not leftover)
-        discard = costliest(leftover, self.rules)
+        discard = self._costliest(leftover)
         leftover.remove(discard)
         return self._finish_lay_down(melds, discard, tuple(leftover), not leftover)
 
@@ -465,9 +456,9 @@ class SimulatedPlayer:
         filled = self._fill(missing, unused, drawn)
         away = None if away is None else away - filled
         held = list(state.held) + [drawn]
-        wild = self.rules.is_wild
-        discard = costliest([c for c in unused if not wild(c)] or unused
-                            or [c for c in held if not wild(c)] or held, self.rules)
+        wild_cards = self._wild_cards
+        discard = self._costliest([c for c in unused if c not in wild_cards] or unused
+                                  or [c for c in held if c not in wild_cards] or held)
         held.remove(discard)
         if discard in unused:
             unused.remove(discard)
@@ -481,34 +472,34 @@ class SimulatedPlayer:
         """Lay off every card that fits a meld, costliest first, then discard the costliest of
         the rest; go out when the hand empties as ``discard_to_go_out`` allows."""
         rules = self.rules
-        hand = list(state.held) + [drawn]
+        hand = sorted(state.held + (drawn,), key=self._lay_off_order.__getitem__)  # costliest first
         melds = list(state.melds)
+        tried = self._tried_on(melds)
         lay_offs: list[tuple[int, Card]] = []
         must_discard = rules.discard_to_go_out == "required"
-        changed = True
-        while changed:
-            changed = False
-            for card in sorted(hand, key=lambda c: (-rules.points_of(c), c.sort_key())):
-                if must_discard and len(hand) == 1:
-                    break  # the last card is for the discard that goes out
-                index = fitting_meld(melds, card, rules)
-                if index is not None:
-                    extended = extend_meld(melds[index], card, rules)
-                    assert extended is not None
-                    melds[index] = extended
-                    hand.remove(card)
+        # The costliest card that fits goes on the first meld it fits; then the cards are looked
+        # at again from the costliest, as the longer meld may take one that did not fit before.
+        laid_off = True
+        while laid_off and not (must_discard and len(hand) == 1):  # the last card is for the discard that goes out
+            laid_off = False
+            for position, card in enumerate(hand):
+                fit = self._lay_off(melds, tried, card)
+                if fit is not None:
+                    index, extended = fit
+                    melds[index], tried[index] = extended, self._tried(extended)
+                    del hand[position]
                     lay_offs.append((index, card))
-                    changed = True
+                    laid_off = True
                     break
         discard: Card | None = None
         if len(hand) == 1 and rules.discard_to_go_out == "never":
             pass  # it may not go out by discarding: the last card waits for a meld it fits
         elif rules.discard_to_go_out == "never" and len(hand) == 2:
             # Keep the card nearer to fitting a meld: it is the one that can go out.
-            discard = max(hand, key=lambda c: (_fit_distance(c, melds, rules), rules.points_of(c), c.sort_key()))
+            discard = max(hand, key=lambda c: (self._fit_distance(c, melds, tried), *self._cost[c]))
             hand.remove(discard)
         elif hand:
-            discard = costliest(hand, rules)
+            discard = self._costliest(hand)
             hand.remove(discard)
         after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
         return TurnResult(after, (), tuple(lay_offs), discard, not hand)
@@ -517,10 +508,51 @@ class SimulatedPlayer:
         """The costliest natural card the nearest plan leaves unused (else any unused card, else
         the costliest natural card held): a player keeps its melds and its wild cards."""
         unused = lay_down.kept_with_missing() if lay_down.cards_away else lay_down.hand
-        wild = self.rules.is_wild
-        choices = ([c for c in unused if not wild(c)] or list(unused)
-                   or [c for c in lay_down.hand if not wild(c)] or list(lay_down.hand))
-        return costliest(choices, self.rules)
+        wild_cards = self._wild_cards
+        choices = ([c for c in unused if c not in wild_cards] or list(unused)
+                   or [c for c in lay_down.hand if c not in wild_cards] or list(lay_down.hand))
+        return self._costliest(choices)
+
+    # -- card facts and lay-offs, looked up ------------------------------------------------------
+
+    def _costliest(self, cards: Sequence[Card]) -> Card:
+        """The card worth the most points (of two worth as much, the later in card order)."""
+        return max(cards, key=self._cost.__getitem__)
+
+    def _tried(self, meld: PlacedMeld) -> Tried:
+        tried = self._lay_offs.get(meld)
+        if tried is None:
+            tried = self._lay_offs[meld] = {}
+        return tried
+
+    def _tried_on(self, melds: Sequence[PlacedMeld]) -> list[Tried]:
+        """The cards tried on each meld so far (``_lay_off`` adds to them)."""
+        return [self._tried(meld) for meld in melds]
+
+    def _lay_off(self, melds: Sequence[PlacedMeld], tried: list[Tried], card: Card) -> tuple[int, PlacedMeld] | None:
+        """The first of ``melds`` that ``card`` fits, by index, and the meld it makes there:
+        ``extend_meld``, asked once per meld and card kind."""
+        for index, meld in enumerate(melds):
+            answers = tried[index]
+            if card not in answers:
+                answers[card] = extend_meld(meld, card, self.rules)
+            extended = answers[card]
+            if extended is not None:
+                return index, extended
+        return None
+
+    def _fit_distance(self, card: Card, melds: Sequence[PlacedMeld], tried: list[Tried]) -> float:
+        """How many cards short of fitting one of the melds ``card`` is: 0 when it fits, else the
+        places between it and the nearest end of a run of its suit (infinite: never)."""
+        if self._lay_off(melds, tried, card) is not None:
+            return 0
+        distance = float("inf")
+        for meld in melds:
+            if meld.kind == MeldKind.RUN and meld.stands_for[0].suit == card.suit:
+                first, last = _run_span(meld)
+                for place in run_places(card, self.rules):
+                    distance = min(distance, place - last - 1 if place > last else first - place - 1)
+        return distance
 
     # -- as a table policy -----------------------------------------------------------------------
 

@@ -325,6 +325,8 @@ def test_extend_meld_follows_the_rules() -> None:
     ("never", "3C", "8S", ["8S"], None, False),  # may not go out by discarding the 3C
     ("never", "8S", "KS", ["KS", "8S"], None, True),
     ("required", "3C 4D", "8S", ["8S"], "4D", False),
+    ("optional", "AS", "KS", ["KS", "AS"], None, True),  # the ace fits only once the king is laid off
+    ("never", "3C 7S", "KS", ["KS"], "3C", False),  # the 7S is nearer a meld than the cheaper 3C
 ])
 def test_after_laying_down_it_lays_off_and_goes_out_as_the_rules_allow(
         rule: str, held: str, drawn: str, laid_off: list[str], discard: str | None, out: bool) -> None:
@@ -337,6 +339,29 @@ def test_after_laying_down_it_lays_off_and_goes_out_as_the_rules_allow(
     assert [card.token for _, card in result.lay_offs] == laid_off
     assert (result.discard.token if result.discard else None) == discard
     assert result.went_out == out and (result.state.held == ()) == out
+
+
+def test_a_laid_down_player_tries_each_card_on_a_meld_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its lay-off test is ``extend_meld``'s answer kept per meld and card: looking again after a
+    lay-off, or playing the same turn again, asks nothing anew and plays the same."""
+    from analyzer import simulate
+
+    rules = preset("progressive")
+    player = SimulatedPlayer(RoundSolver(rules, 3, rules.deck_for(4), 5.0))
+    state = PlayerState(parse_cards("AS 7S 3C"), (run("9S 10S JS QS"), run("3H 4H 5H 6H")))
+    asked: list[tuple[PlacedMeld, Card]] = []
+    extend = simulate.extend_meld
+
+    def counted(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
+        asked.append((meld, card))
+        return extend(meld, card, rules)
+
+    monkeypatch.setattr(simulate, "extend_meld", counted)
+    first = player.play_turn(state, Card.parse("KS"))
+    assert [card.token for _, card in first.lay_offs] == ["KS", "AS"]
+    assert asked and len(asked) == len(set(asked))
+    tried = len(asked)
+    assert player.play_turn(state, Card.parse("KS")) == first and len(asked) == tried
 
 
 def test_a_table_of_simulated_players_buys_when_a_round_needs_more_cards_than_are_dealt() -> None:
