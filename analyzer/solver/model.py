@@ -247,12 +247,14 @@ class RunWindows:
     wilds: cp_model.IntVar  # the hand's wild cards in these runs
     exact: bool  # every window is the contract's size (``_window_layout``)
     per_window: WindowWilds | None = None  # one wild card a run: where the wild cards go
+    # ``places()`` and its flattened terms, made once with the window head (``_WindowHead``).
+    places_made: cp_model.LinearExprT = 0
+    places_terms: Terms = field(default_factory=dict)
 
     def places(self) -> cp_model.LinearExprT:
-        """Positions of all runs laid: each is a natural, a wild card or a gap."""
-        if self.exact:
-            return self.spec.size * self.how_many  # exact sizes: a constant, which CP-SAT prefers
-        return sum((last - first + 1) * c for (_, first, last), c in self.count.items())
+        """Positions of all runs laid: each is a natural, a wild card or a gap. Exact sizes give
+        a constant (which CP-SAT prefers), other windows each count's length times the count."""
+        return self.places_made
 
     def missing(self) -> cp_model.LinearExprT:
         return self.places() - _sum(list(self.uses.values())) - self.wilds
@@ -260,15 +262,10 @@ class RunWindows:
     def missing_terms(self) -> tuple[Terms, int]:
         """``missing()`` flattened, and its constant, read off the variables (flattening the
         expression costs more: test_model_identity compares the two)."""
-        if self.exact:
-            terms: Terms = {}
-            places = self.spec.size * self.how_many
-        else:
-            terms = {c.index: last - first + 1 for (_, first, last), c in self.count.items()}
-            places = 0
+        terms = dict(self.places_terms)
         _add_terms(terms, self.uses.values(), -1)
         _add_terms(terms, (self.wilds,), -1)
-        return terms, places
+        return terms, self.spec.size * self.how_many if self.exact else 0
 
 
 @dataclass
@@ -625,6 +622,11 @@ class _WindowHead:
     # index, and a constraint is written with indices only (test_model_identity pins the protos).
     covering: dict[tuple[Suit, int], cp_model.LinearExprT]
     exact: bool  # every window is the contract's size
+    # The places of all runs laid (``RunWindows.places``) and, for windows of several lengths,
+    # its terms by variable index (``Terms``): a few hundred windows for a minimum contract's
+    # runs, whose sum was a quarter of building eveleigh's models (profiled with cProfile).
+    places: cp_model.LinearExprT
+    places_terms: Terms
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
@@ -646,7 +648,13 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
         for w, label, c in zip(windows, window_names, counts):
             present[w] = model.new_bool_var(f"{name}.present[{label}]")
             model.add(c <= top * present[w])
-    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact)
+    places: cp_model.LinearExprT = size * how_many
+    places_terms: Terms = {}
+    if not exact:
+        lengths = [last - first + 1 for _, first, last in windows]
+        places = cp_model.LinearExpr.weighted_sum(counts, lengths)
+        places_terms = {c.index: length for c, length in zip(counts, lengths)}
+    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms)
 
 
 @functools.lru_cache(maxsize=256)
@@ -696,7 +704,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
     per_window = None if problem.runs_by_window else _window_wilds(model, problem, name, head, uses, wilds,
                                                                    how_many, top)
     group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
-                       per_window)
+                       per_window, head.places, head.places_terms)
     model.add(group.missing() >= 0)
     return head, group
 
