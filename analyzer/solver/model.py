@@ -337,9 +337,12 @@ def _missing_terms(runs: list[RunSlot], windows: list[RunWindows], sets: list[Se
     constant = 0
     groups: list[RunSlot | RunWindows | SetGroup] = [*runs, *windows, *sets]
     for group in groups:
-        group_terms, group_constant = group.missing_terms()
-        for index, coefficient in group_terms.items():
-            terms[index] = terms.get(index, 0) + coefficient
+        group_terms, group_constant = group.missing_terms()  # a dict of its own, to keep or change
+        if not terms:
+            terms = group_terms  # the first group's, added to in place (a few hundred windows' counts)
+        else:
+            for index, coefficient in group_terms.items():
+                terms[index] = terms.get(index, 0) + coefficient
         constant += group_constant
     return terms, constant
 
@@ -365,17 +368,16 @@ def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
 _NO_LOWER, _NO_UPPER = -(2**63), 2**63 - 1  # the bounds ``model.add`` writes for a one-sided constraint
 
 
-def _add_long_linear(model: cp_model.CpModel, terms: Terms, lower: int, upper: int) -> None:
-    """``lower <= sum(coefficient * variable) <= upper`` over ``terms`` (``_NO_LOWER`` and
-    ``_NO_UPPER``: no bound), written into the proto as ``model.add`` writes it: the variables
-    in index order, none with a coefficient of 0, the bounds as given. For long sums: ``add``
-    flattens an expression at about half a microsecond a term (300 terms: 170 us), where
-    writing the proto costs 20 us; under ten terms ``add`` is the quicker."""
-    indices = sorted(index for index, coefficient in terms.items() if coefficient)
-    assert indices, "a constraint on a constant is not a linear row (model.add writes it otherwise)"
+def _add_long_linear(model: cp_model.CpModel, indices: list[int], coefficients: list[int], lower: int,
+                     upper: int) -> None:
+    """``lower <= sum(coefficient * variable) <= upper`` (``_NO_LOWER`` and ``_NO_UPPER``: no
+    bound), the variables given by index in increasing order with their coefficients (none 0),
+    written into the proto as ``model.add`` writes it. For long sums: ``add`` flattens an
+    expression at about half a microsecond a term (300 terms: 170 us), where writing the proto
+    costs 20 us; under ten terms ``add`` is the quicker."""
     linear = model.proto.constraints.add().linear
     linear.vars.extend(indices)
-    linear.coeffs.extend([terms[index] for index in indices])
+    linear.coeffs.extend(coefficients)
     linear.domain.extend([lower, upper])
 
 
@@ -644,7 +646,7 @@ class _WindowHead:
     # runs, whose sum was a quarter of building eveleigh's models (profiled with cProfile).
     places: cp_model.LinearExprT
     places_terms: Terms
-    covering_flat: dict[tuple[Suit, int], Terms]  # minus each count over (suit, p), made when first asked
+    covering_flat: dict[tuple[Suit, int], tuple[list[int], list[int]]]  # ``covering_row``, made when first asked
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
@@ -654,15 +656,16 @@ class _WindowHead:
             self.covering[key] = sum(counts[i] for i in self.covering_index[key])
         return self.covering[key]
 
-    def covering_terms(self, suit: Suit, position: int, use: cp_model.IntVar) -> Terms:
-        """``use - runs_covering(suit, position)`` as terms."""
+    def covering_row(self, suit: Suit, position: int) -> tuple[list[int], list[int]]:
+        """``-runs_covering(suit, position)`` as a row: the counts' indices in increasing order,
+        and a -1 for each. A variable made after the head has a greater index than them all."""
         key = suit, position
         if key not in self.covering_flat:
             counts = list(self.count.values())
-            self.covering_flat[key] = dict.fromkeys([counts[i].index for i in self.covering_index[key]], -1)
-        terms = dict(self.covering_flat[key])
-        terms[use.index] = 1
-        return terms
+            indices = [counts[i].index for i in self.covering_index[key]]
+            assert indices == sorted(indices), "a head's counts are made in window order"
+            self.covering_flat[key] = indices, [-1] * len(indices)
+        return self.covering_flat[key]
 
 
 def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
@@ -728,7 +731,8 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
             if head.exact:
                 model.add(use <= head.runs_covering(card.suit, p))
             else:  # dozens of windows of every length over p
-                _add_long_linear(model, head.covering_terms(card.suit, p, use), _NO_LOWER, 0)
+                covering, minus_ones = head.covering_row(card.suit, p)
+                _add_long_linear(model, [*covering, use.index], [*minus_ones, 1], _NO_LOWER, 0)
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
@@ -740,7 +744,8 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         model.add(group.missing() >= 0)
     else:  # every window's count is in the sum
         missing, places = group.missing_terms()
-        _add_long_linear(model, missing, -places, _NO_UPPER)
+        indices = sorted(index for index, coefficient in missing.items() if coefficient)
+        _add_long_linear(model, indices, [missing[index] for index in indices], -places, _NO_UPPER)
     return head, group
 
 
