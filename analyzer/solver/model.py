@@ -647,6 +647,8 @@ class _WindowHead:
     places: cp_model.LinearExprT
     places_terms: Terms
     covering_flat: dict[tuple[Suit, int], tuple[list[int], list[int]]]  # ``covering_row``, made when first asked
+    # Each suit's windows as (count, first, last), in window order (which is index order).
+    of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = field(default_factory=dict)
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
@@ -685,7 +687,11 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
         lengths = [last - first + 1 for _, first, last in windows]
         places = cp_model.LinearExpr.weighted_sum(counts, lengths)
         places_terms = {c.index: length for c, length in zip(counts, lengths)}
-    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms, {})
+    of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = {suit: [] for suit in SUITS}
+    for (suit, first, last), c in zip(windows, counts):
+        of_suit[suit].append((c, first, last))
+    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms, {},
+                       of_suit)
 
 
 @functools.lru_cache(maxsize=256)
@@ -779,24 +785,32 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
         held.setdefault(card.suit, {})[p] = use
     shortest = min(last - first + 1 for _, first, last in head.count)
     stretches = {suit: _held_stretches(set(at), shortest) for suit, at in held.items()}
+    # Rows written straight into the proto (``_add_long_linear``): the window counts come first
+    # in index order, then the uses, then the variables made here.
     inside: dict[Window, cp_model.IntVar] = {}
-    for window, count in head.count.items():
-        suit, first, last = window
-        if any(a <= first and last <= b for a, b in stretches.get(suit, ())):
-            inside[window] = model.new_int_var(0, top, f"{name}.wilds[{suit.value}{first}-{last}]")
-            model.add(inside[window] <= count)  # (1)
-    outside_runs = [count for window, count in head.count.items() if window not in inside]
+    outside_runs: list[int] = []  # the indices of the counts of windows not inside
+    for suit in SUITS:  # in window order, as the head made them
+        suit_stretches = stretches.get(suit, ())
+        for count, first, last in head.of_suit[suit]:
+            if any(a <= first and last <= b for a, b in suit_stretches):
+                window = suit, first, last
+                inside[window] = model.new_int_var(0, top, f"{name}.wilds[{suit.value}{first}-{last}]")
+                model.add(inside[window] <= count)  # (1)
+            else:
+                outside_runs.append(count.index)
     wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
     outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
-    model.add(outside <= _sum(outside_runs))  # (1), pooled
+    _add_long_linear(model, [*outside_runs, outside.index], [-1] * len(outside_runs) + [1], _NO_LOWER, 0)  # (1), pooled
     model.add(wilds == outside + _sum(list(inside.values())))
     for suit, stretches_of_suit in stretches.items():
         for a, b in stretches_of_suit:
-            over = [(count, min(last, b) - max(first, a) + 1) for (s, first, last), count in head.count.items()
-                    if s == suit and first <= b and last >= a]
-            places = cp_model.LinearExpr.weighted_sum([c for c, _ in over], [n for _, n in over])
-            within = [w for (s, first, last), w in inside.items() if s == suit and a <= first and last <= b]
-            model.add(_sum(within) + _sum([held[suit][p] for p in range(a, b + 1)]) <= places)  # (2)
+            over = [(count.index, min(last, b) - max(first, a) + 1) for count, first, last in head.of_suit[suit]
+                    if first <= b and last >= a]
+            held_here = sorted(held[suit][p].index for p in range(a, b + 1))
+            within = [w.index for (s, first, last), w in inside.items() if s == suit and a <= first and last <= b]
+            row = [index for index, _ in over] + held_here + within
+            _add_long_linear(model, row, [-n for _, n in over] + [1] * (len(held_here) + len(within)),
+                             _NO_LOWER, 0)  # (2)
     return WindowWilds(inside, outside)
 
 
