@@ -912,8 +912,8 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
         assert card.suit is not None
-        for p in positions_of(card, rules):
-            use = model.new_bool_var(f"{name}.use[{card},{p}]")
+        for p, label in _use_sites(card, positions, name):
+            use = model.new_bool_var(label)
             model.add_implication(use, suit[card.suit])
             uses[card, p] = use
     uses_at: dict[int, list[cp_model.IntVar]] = {}
@@ -1030,11 +1030,11 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         for card in naturals_of.get(r, ()):
             uses[card] = model.new_int_var(0, problem.counts[card], _set_label(name, "use", card))
             of_rank.append(uses[card])
-        wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
-        missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
+        wilds[r] = model.new_int_var(0, total_wild_cards, _set_label(name, "wilds", r))
+        missing[r] = model.new_int_var(0, missing_top, _set_label(name, "missing", r))
         wild_like: cp_model.LinearExprT = wilds[r]
         if strict_deck:
-            missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
+            missing_jokers[r] = model.new_int_var(0, spare_jokers, _set_label(name, "missing_jokers", r))
             wild_like = wilds[r] + missing_jokers[r]
         naturals = sum(of_rank) + missing[r]
         cards = naturals + wild_like
