@@ -513,7 +513,7 @@ def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
 def _set_objective(model: cp_model.CpModel, terms: Terms, offset: int) -> None:
     """Minimise ``sum(coefficient * variable) + offset``, written as ``model.minimize`` writes a
     flattened expression: the variables in index order, none with a coefficient of 0."""
-    indices = sorted(index for index, coefficient in terms.items() if coefficient)
+    indices = sorted([index for index, coefficient in terms.items() if coefficient])
     model.clear_objective()
     objective = model.proto.objective
     objective.vars.extend(indices)
@@ -748,10 +748,9 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                        per_window, head.places, head.places_terms)
     if head.exact:
         model.add(group.missing() >= 0)
-    else:  # every window's count is in the sum
-        missing, places = group.missing_terms()
-        indices = sorted(index for index, coefficient in missing.items() if coefficient)
-        _add_long_linear(model, indices, [missing[index] for index in indices], -places, _NO_UPPER)
+    else:  # every window's count (the head's variables), then the uses and the wild cards, made later
+        _add_long_linear(model, [*head.places_terms, *[use.index for use in uses.values()], wilds.index],
+                         [*head.places_terms.values(), *[-1] * len(uses), -1], 0, _NO_UPPER)
     return head, group
 
 
