@@ -789,7 +789,10 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
     inside: dict[Window, cp_model.IntVar] = {}
     outside_runs: list[int] = []  # the indices of the counts of windows not inside
     for suit in SUITS:  # in window order, as the head made them
-        suit_stretches = stretches.get(suit, ())
+        suit_stretches = stretches.get(suit)
+        if not suit_stretches:  # every window of the suit is outside
+            outside_runs += [count.index for count, _, _ in head.of_suit[suit]]
+            continue
         for count, first, last in head.of_suit[suit]:
             if any(a <= first and last <= b for a, b in suit_stretches):
                 window = suit, first, last
