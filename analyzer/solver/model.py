@@ -253,7 +253,7 @@ class RunWindows:
 
     def places(self) -> cp_model.LinearExprT:
         """Positions of all runs laid: each is a natural, a wild card or a gap. Exact sizes give
-        a constant (which CP-SAT prefers), other windows each count's length times the count."""
+        a constant (which CP-SAT prefers); otherwise each window's length times its count."""
         return self.places_made
 
     def missing(self) -> cp_model.LinearExprT:
