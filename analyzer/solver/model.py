@@ -247,12 +247,14 @@ class RunWindows:
     wilds: cp_model.IntVar  # the hand's wild cards in these runs
     exact: bool  # every window is the contract's size (``_window_layout``)
     per_window: WindowWilds | None = None  # one wild card a run: where the wild cards go
+    # ``places()`` and its flattened terms, made once with the window head (``_WindowHead``).
+    places_made: cp_model.LinearExprT = 0
+    places_terms: Terms = field(default_factory=dict)
 
     def places(self) -> cp_model.LinearExprT:
-        """Positions of all runs laid: each is a natural, a wild card or a gap."""
-        if self.exact:
-            return self.spec.size * self.how_many  # exact sizes: a constant, which CP-SAT prefers
-        return sum((last - first + 1) * c for (_, first, last), c in self.count.items())
+        """Positions of all runs laid: each is a natural, a wild card or a gap. Exact sizes give
+        a constant (which CP-SAT prefers); otherwise each window's length times its count."""
+        return self.places_made
 
     def missing(self) -> cp_model.LinearExprT:
         return self.places() - _sum(list(self.uses.values())) - self.wilds
@@ -260,15 +262,10 @@ class RunWindows:
     def missing_terms(self) -> tuple[Terms, int]:
         """``missing()`` flattened, and its constant, read off the variables (flattening the
         expression costs more: test_model_identity compares the two)."""
-        if self.exact:
-            terms: Terms = {}
-            places = self.spec.size * self.how_many
-        else:
-            terms = {c.index: last - first + 1 for (_, first, last), c in self.count.items()}
-            places = 0
+        terms = dict(self.places_terms)
         _add_terms(terms, self.uses.values(), -1)
         _add_terms(terms, (self.wilds,), -1)
-        return terms, places
+        return terms, self.spec.size * self.how_many if self.exact else 0
 
 
 @dataclass
@@ -340,9 +337,12 @@ def _missing_terms(runs: list[RunSlot], windows: list[RunWindows], sets: list[Se
     constant = 0
     groups: list[RunSlot | RunWindows | SetGroup] = [*runs, *windows, *sets]
     for group in groups:
-        group_terms, group_constant = group.missing_terms()
-        for index, coefficient in group_terms.items():
-            terms[index] = terms.get(index, 0) + coefficient
+        group_terms, group_constant = group.missing_terms()  # a dict of its own, to keep or change
+        if not terms:
+            terms = group_terms  # the first group's, added to in place (a few hundred windows' counts)
+        else:
+            for index, coefficient in group_terms.items():
+                terms[index] = terms.get(index, 0) + coefficient
         constant += group_constant
     return terms, constant
 
@@ -363,6 +363,22 @@ def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
     gives it (a constraint on it alone is a constant one). Variables only: a list of integers
     would become a constant expression, where ``sum`` gives an integer."""
     return cp_model.LinearExpr.sum(terms) if terms else 0
+
+
+_NO_LOWER, _NO_UPPER = -(2**63), 2**63 - 1  # the bounds ``model.add`` writes for a one-sided constraint
+
+
+def _add_long_linear(model: cp_model.CpModel, indices: list[int], coefficients: list[int], lower: int,
+                     upper: int) -> None:
+    """``lower <= sum(coefficient * variable) <= upper`` (``_NO_LOWER`` and ``_NO_UPPER``: no
+    bound), the variables given by index in increasing order with their coefficients (none 0),
+    written into the proto as ``model.add`` writes it. For long sums: ``add`` flattens an
+    expression at about half a microsecond a term (300 terms: 170 us), where writing the proto
+    costs 20 us; under ten terms ``add`` is the quicker."""
+    linear = model.proto.constraints.add().linear
+    linear.vars.extend(indices)
+    linear.coeffs.extend(coefficients)
+    linear.domain.extend([lower, upper])
 
 
 class _CpModel(cp_model.CpModel):
@@ -497,7 +513,7 @@ def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
 def _set_objective(model: cp_model.CpModel, terms: Terms, offset: int) -> None:
     """Minimise ``sum(coefficient * variable) + offset``, written as ``model.minimize`` writes a
     flattened expression: the variables in index order, none with a coefficient of 0."""
-    indices = sorted(index for index, coefficient in terms.items() if coefficient)
+    indices = sorted([index for index, coefficient in terms.items() if coefficient])
     model.clear_objective()
     objective = model.proto.objective
     objective.vars.extend(indices)
@@ -625,6 +641,14 @@ class _WindowHead:
     # index, and a constraint is written with indices only (test_model_identity pins the protos).
     covering: dict[tuple[Suit, int], cp_model.LinearExprT]
     exact: bool  # every window is the contract's size
+    # The places of all runs laid (``RunWindows.places``) and, for windows of several lengths,
+    # its terms by variable index (``Terms``): a few hundred windows for a minimum contract's
+    # runs, whose sum was a quarter of building eveleigh's models (profiled with cProfile).
+    places: cp_model.LinearExprT
+    places_terms: Terms
+    covering_flat: dict[tuple[Suit, int], tuple[list[int], list[int]]]  # ``covering_row``, made when first asked
+    # Each suit's windows as (count, first, last), in window order (which is index order).
+    of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = field(default_factory=dict)
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
@@ -633,6 +657,17 @@ class _WindowHead:
             counts = list(self.count.values())
             self.covering[key] = sum(counts[i] for i in self.covering_index[key])
         return self.covering[key]
+
+    def covering_row(self, suit: Suit, position: int) -> tuple[list[int], list[int]]:
+        """``-runs_covering(suit, position)`` as a row: the counts' indices in increasing order,
+        and a -1 for each. A variable made after the head has a greater index than them all."""
+        key = suit, position
+        if key not in self.covering_flat:
+            counts = list(self.count.values())
+            indices = [counts[i].index for i in self.covering_index[key]]
+            assert indices == sorted(indices), "a head's counts are made in window order"
+            self.covering_flat[key] = indices, [-1] * len(indices)
+        return self.covering_flat[key]
 
 
 def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
@@ -646,7 +681,17 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
         for w, label, c in zip(windows, window_names, counts):
             present[w] = model.new_bool_var(f"{name}.present[{label}]")
             model.add(c <= top * present[w])
-    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact)
+    places: cp_model.LinearExprT = size * how_many
+    places_terms: Terms = {}
+    if not exact:
+        lengths = [last - first + 1 for _, first, last in windows]
+        places = cp_model.LinearExpr.weighted_sum(counts, lengths)
+        places_terms = {c.index: length for c, length in zip(counts, lengths)}
+    of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = {suit: [] for suit in SUITS}
+    for (suit, first, last), c in zip(windows, counts):
+        of_suit[suit].append((c, first, last))
+    return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms, {},
+                       of_suit)
 
 
 @functools.lru_cache(maxsize=256)
@@ -689,15 +734,23 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         for p, label in _use_sites(card, positions, name):
             # Each run covering this card's position may hold one copy of it.
             use = model.new_int_var(0, min(how_many, counts[card]), label)
-            model.add(use <= head.runs_covering(card.suit, p))
+            if head.exact:
+                model.add(use <= head.runs_covering(card.suit, p))
+            else:  # dozens of windows of every length over p
+                covering, minus_ones = head.covering_row(card.suit, p)
+                _add_long_linear(model, [*covering, use.index], [*minus_ones, 1], _NO_LOWER, 0)
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
     per_window = None if problem.runs_by_window else _window_wilds(model, problem, name, head, uses, wilds,
                                                                    how_many, top)
     group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
-                       per_window)
-    model.add(group.missing() >= 0)
+                       per_window, head.places, head.places_terms)
+    if head.exact:
+        model.add(group.missing() >= 0)
+    else:  # every window's count (the head's variables), then the uses and the wild cards, made later
+        _add_long_linear(model, [*head.places_terms, *[use.index for use in uses.values()], wilds.index],
+                         [*head.places_terms.values(), *[-1] * len(uses), -1], 0, _NO_UPPER)
     return head, group
 
 
@@ -731,24 +784,35 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
         held.setdefault(card.suit, {})[p] = use
     shortest = min(last - first + 1 for _, first, last in head.count)
     stretches = {suit: _held_stretches(set(at), shortest) for suit, at in held.items()}
+    # Rows written straight into the proto (``_add_long_linear``): the window counts come first
+    # in index order, then the uses, then the variables made here.
     inside: dict[Window, cp_model.IntVar] = {}
-    for window, count in head.count.items():
-        suit, first, last = window
-        if any(a <= first and last <= b for a, b in stretches.get(suit, ())):
-            inside[window] = model.new_int_var(0, top, f"{name}.wilds[{suit.value}{first}-{last}]")
-            model.add(inside[window] <= count)  # (1)
-    outside_runs = [count for window, count in head.count.items() if window not in inside]
+    outside_runs: list[int] = []  # the indices of the counts of windows not inside
+    for suit in SUITS:  # in window order, as the head made them
+        suit_stretches = stretches.get(suit)
+        if not suit_stretches:  # every window of the suit is outside
+            outside_runs += [count.index for count, _, _ in head.of_suit[suit]]
+            continue
+        for count, first, last in head.of_suit[suit]:
+            if any(a <= first and last <= b for a, b in suit_stretches):
+                window = suit, first, last
+                inside[window] = model.new_int_var(0, top, f"{name}.wilds[{suit.value}{first}-{last}]")
+                model.add(inside[window] <= count)  # (1)
+            else:
+                outside_runs.append(count.index)
     wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
     outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
-    model.add(outside <= _sum(outside_runs))  # (1), pooled
+    _add_long_linear(model, [*outside_runs, outside.index], [-1] * len(outside_runs) + [1], _NO_LOWER, 0)  # (1), pooled
     model.add(wilds == outside + _sum(list(inside.values())))
     for suit, stretches_of_suit in stretches.items():
         for a, b in stretches_of_suit:
-            over = [(count, min(last, b) - max(first, a) + 1) for (s, first, last), count in head.count.items()
-                    if s == suit and first <= b and last >= a]
-            places = cp_model.LinearExpr.weighted_sum([c for c, _ in over], [n for _, n in over])
-            within = [w for (s, first, last), w in inside.items() if s == suit and a <= first and last <= b]
-            model.add(_sum(within) + _sum([held[suit][p] for p in range(a, b + 1)]) <= places)  # (2)
+            over = [(count.index, min(last, b) - max(first, a) + 1) for count, first, last in head.of_suit[suit]
+                    if first <= b and last >= a]
+            held_here = sorted(held[suit][p].index for p in range(a, b + 1))
+            within = [w.index for (s, first, last), w in inside.items() if s == suit and a <= first and last <= b]
+            row = [index for index, _ in over] + held_here + within
+            _add_long_linear(model, row, [-n for _, n in over] + [1] * (len(held_here) + len(within)),
+                             _NO_LOWER, 0)  # (2)
     return WindowWilds(inside, outside)
 
 
@@ -850,8 +914,8 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
         assert card.suit is not None
-        for p in positions_of(card, rules):
-            use = model.new_bool_var(f"{name}.use[{card},{p}]")
+        for p, label in _use_sites(card, positions, name):
+            use = model.new_bool_var(label)
             model.add_implication(use, suit[card.suit])
             uses[card, p] = use
     uses_at: dict[int, list[cp_model.IntVar]] = {}
@@ -968,11 +1032,11 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         for card in naturals_of.get(r, ()):
             uses[card] = model.new_int_var(0, problem.counts[card], _set_label(name, "use", card))
             of_rank.append(uses[card])
-        wilds[r] = model.new_int_var(0, total_wild_cards, f"{name}.wilds[{r.token}]")
-        missing[r] = model.new_int_var(0, missing_top, f"{name}.missing[{r.token}]")
+        wilds[r] = model.new_int_var(0, total_wild_cards, _set_label(name, "wilds", r))
+        missing[r] = model.new_int_var(0, missing_top, _set_label(name, "missing", r))
         wild_like: cp_model.LinearExprT = wilds[r]
         if strict_deck:
-            missing_jokers[r] = model.new_int_var(0, spare_jokers, f"{name}.missing_jokers[{r.token}]")
+            missing_jokers[r] = model.new_int_var(0, spare_jokers, _set_label(name, "missing_jokers", r))
             wild_like = wilds[r] + missing_jokers[r]
         naturals = sum(of_rank) + missing[r]
         cards = naturals + wild_like
