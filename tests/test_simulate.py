@@ -208,16 +208,18 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # settings (no SAT inprocessing or CG cuts) and the go-out objective written as the target less
 # the melded cards, shanghai 7 again and the go-out rounds pagat 7 and ill-buy-it 8 were recorded
 # again the same day. Shanghai 7 once more when a player one card away stopped buying in a
-# go-out round (a deliberate change of play): its only buy, seat 2's at turn 62, is gone.
+# go-out round (a deliberate change of play): its only buy, seat 2's at turn 62, is gone. The
+# go-out rounds' tables (pagat 7, shanghai 7, ill-buy-it 8) were recorded again when their
+# model got a tighter relaxation (the same optima, other ties).
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "d870b5db1624ee3d"),
-    ("pagat", 7, 4, 12, "f1135eb8592b62e2"),
-    ("shanghai", 7, 3, 13, "960844fa3121062d"),
+    ("pagat", 7, 4, 12, "e380c0370d82e934"),
+    ("shanghai", 7, 3, 13, "78fee404e06480c5"),
     ("shanghai-powe", 8, 5, 14, "c6786deb21babc8a"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
     ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
     ("may-i", 2, 5, 17, "89b6f94c870f964c"),
-    ("ill-buy-it", 8, 3, 18, "5329386ad1fbb503"),
+    ("ill-buy-it", 8, 3, 18, "6e9495a0c712d71e"),
 ]
 
 

@@ -466,6 +466,9 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         used = melded[card] + wild_used[card] if card in wild_used else melded[card]
         model.add(used <= problem.counts[card])
 
+    if problem.target is not None and TIGHT_GO_OUT:
+        _sets_hold_naturals_only_when_laid(model, problem, sets)
+
     cover = None
     if strict_deck and by_window:
         cover = _deck_cover(model, problem, windows, sets)
@@ -722,6 +725,13 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                  how_many: int) -> tuple[_WindowHead, RunWindows]:
     rules, name, size = problem.rules, f"run{spec.size}", spec.size
     longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
+    if problem.target is not None and TIGHT_GO_OUT:
+        # In a go-out round the melds hold exactly ``target`` places and every other meld of
+        # the contract at least its size: no run is longer than what they leave, and the longer
+        # windows are not made at all. The model's one row over all places says as much, but
+        # its LP spread a run over fractions of long windows (ill-buy-it round 8: 264 windows
+        # for a run of at most 5 there; its go-out lay-downs solved about three times faster).
+        longest = max(size, min(longest, problem.target - sum(s.size for s in problem.contract) + size))
     apart = rules.same_suit_runs.missing_ranks_between
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
     flagged = ((rules.same_suit_runs == SameSuitRuns.NO_TOUCH or apart is not None)
@@ -979,6 +989,26 @@ def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
     """For a fixed-length run: 1 when its last position is ``position``."""
     size = slot.spec.size
     return slot.start.get(position - size + 1, 0)
+
+
+# Go-out rounds get a tighter LP relaxation: rows and limits every lay-down already meets
+# (``_sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``), so the optimum
+# is the same, found with far less branching. False builds those rounds' models as before: the
+# tests compare the two (tests/test_tightened_relaxation.py).
+TIGHT_GO_OUT = True
+
+
+def _sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem, sets: list[SetGroup]) -> None:
+    """The sets of a rank hold a natural of the hand only when a set of that rank is laid:
+    ``use <= copies * count``. Every lay-down meets it (a count is a whole number, and no set
+    holds more copies than the hand has); but the sets' rows (``cards >= size * count``) let
+    the LP lay two thirds of a set of a rank the hand holds two of, meld both naturals and miss
+    two thirds of a card, and its bound stayed far from the truth (the outs' questions add the
+    same rows, ``outs._sets_hold_naturals_only_when_laid``)."""
+    for group in sets:
+        for card, use in group.uses.items():
+            assert card.rank is not None
+            model.add(use <= problem.counts[card] * group.count[card.rank])
 
 
 def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int,
