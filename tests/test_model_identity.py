@@ -32,7 +32,7 @@ import pytest
 
 from analyzer.cards import ALL_NATURALS, JOKER, Card
 from analyzer.rules import PRESETS, Rules, preset
-from analyzer.solver.model import _CpModel, _minimize, _sum, build_model, make_problem
+from analyzer.solver.model import _CpModel, _sum, build_model, make_problem
 from analyzer.solver.translate import new_solver
 from analyzer.solver.work import deterministic_work
 
@@ -190,7 +190,7 @@ def test_one_step_sum_gives_the_proto_of_python_sum() -> None:
             model.add(total <= 5)  # alone: an empty sum is the integer 0 (a constant constraint)
             model.add(total <= scale * variables[0] + 1)
             model.add(scale * total - variables[1] >= 0)
-            _minimize(model, 7 * variables[2] - scale * total)
+            model.minimize(7 * variables[2] - scale * total)
             protos.append(str(model.proto))
         assert protos[0] == protos[1], picks
 

@@ -466,8 +466,8 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         used = melded[card] + wild_used[card] if card in wild_used else melded[card]
         model.add(used <= problem.counts[card])
 
-    if problem.target is not None and TIGHT_GO_OUT:
-        _sets_hold_naturals_only_when_laid(model, problem, sets)
+    if tightened(problem):
+        sets_hold_naturals_only_when_laid(model, problem, sets)
 
     cover = None
     if strict_deck and by_window:
@@ -504,13 +504,6 @@ def _flat(expression: cp_model.LinearExprT) -> tuple[Terms, int]:
         return {}, int(expression)
     flat = cp_model_helper.FlatIntExpr(expression)
     return dict(zip([var.index for var in flat.vars], flat.coeffs)), flat.offset
-
-
-def _minimize(model: cp_model.CpModel, objective: cp_model.LinearExprT) -> None:
-    """``model.minimize(objective)`` for an objective with integer coefficients (all of ours):
-    the same proto, without OR-Tools first walking the whole expression to ask whether it is
-    integer, a walk as costly as flattening it (a quarter of a Shanghai model's building)."""
-    _set_objective(model, *_flat(objective))
 
 
 def _set_objective(model: cp_model.CpModel, terms: Terms, offset: int) -> None:
@@ -725,7 +718,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                  how_many: int) -> tuple[_WindowHead, RunWindows]:
     rules, name, size = problem.rules, f"run{spec.size}", spec.size
     longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
-    if problem.target is not None and TIGHT_GO_OUT:
+    if tightened(problem):
         # In a go-out round the melds hold exactly ``target`` places and every other meld of
         # the contract at least its size: no run is longer than what they leave, and the longer
         # windows are not made at all. The model's one row over all places says as much, but
@@ -998,13 +991,18 @@ def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
 TIGHT_GO_OUT = True
 
 
-def _sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem, sets: list[SetGroup]) -> None:
+def tightened(problem: Problem) -> bool:
+    """Whether the problem's model has the tighter relaxation (a go-out round's)."""
+    return problem.target is not None and TIGHT_GO_OUT
+
+
+def sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem, sets: list[SetGroup]) -> None:
     """The sets of a rank hold a natural of the hand only when a set of that rank is laid:
     ``use <= copies * count``. Every lay-down meets it (a count is a whole number, and no set
     holds more copies than the hand has); but the sets' rows (``cards >= size * count``) let
     the LP lay two thirds of a set of a rank the hand holds two of, meld both naturals and miss
-    two thirds of a card, and its bound stayed far from the truth (the outs' questions add the
-    same rows, ``outs._sets_hold_naturals_only_when_laid``)."""
+    two thirds of a card, and its bound stayed far from the truth. The outs' gap-site question
+    adds them in the other rounds too (``outs._collect_gap_sites``)."""
     for group in sets:
         for card, use in group.uses.items():
             assert card.rank is not None

@@ -26,9 +26,10 @@ from analyzer.solver.model import (
     build_model,
     card_at,
     make_problem,
-    position_rank,
     positions_of,
     runs_may_share_a_contract,
+    sets_hold_naturals_only_when_laid,
+    tightened,
 )
 from analyzer.solver.translate import (
     DeckTooSmall,
@@ -163,7 +164,13 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     model = built.model
     model.add(built.missing_total == cards_away)
     open_windows = _open_windows(problem, built, cards_away)
-    _sets_hold_naturals_only_when_laid(problem, built)
+    if not tightened(problem):  # a go-out round's model has these rows already
+        # Redundant for an arrangement, but without them the LP lays two thirds of a set of a
+        # rank the hand holds two of, and its bound on the gap sites stays far above the truth:
+        # CP-SAT branched for each "no new site" proof (ill-buy-it round 8: with
+        # ``_open_windows`` and the sets' site bound below, the gap-site solves took a third
+        # of their CPU time).
+        sets_hold_naturals_only_when_laid(model, problem, built.sets)
 
     # Per group of runs, the counts of the open windows over each (suit, position).
     open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
@@ -208,7 +215,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
             site = model.new_bool_var(f"gap[{rank.token}]")
             model.add(site <= gap)
             # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
-            # set's gap for a fraction of a set laid (``_sets_hold_naturals_only_when_laid``).
+            # set's gap for a fraction of a set laid (``sets_hold_naturals_only_when_laid``).
             model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
             sites.append((site, fitting))
     while not _spent(ends):
@@ -253,12 +260,10 @@ def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window
     minimum contract (go-out rounds, may-i, eveleigh) the windows run up to the longest run,
     hundreds of them (ill-buy-it round 8: 264 for its one run of four or more), most of them
     far too long for the hand; each gap site's sum runs over every window covering its place,
-    and CP-SAT's LP and cuts over those dense rows made each solve slow. In a go-out round,
-    where the melds hold exactly ``target`` cards, a run is also no longer than the target
-    leaves beside every other meld of the contract at its size (ill-buy-it round 8: five);
-    the model says so only through its sum of all places, which the LP spreads over fractions
-    of long windows. The rules hold for every solve of this question, so they are added once:
-    the same arrangements stay possible, and the outs are the same."""
+    and CP-SAT's LP and cuts over those dense rows made each solve slow. (In a go-out round
+    the windows longer than the target leaves are not made at all: ``model.tightened``.) The
+    rule holds for every solve of this question, so it is added once: the same arrangements
+    stay possible, and the outs are the same."""
     gap_room = cards_away + sum(problem.counts[card] for card in problem.wild_kinds)
     open_windows: set[Window] = set()
     for group in built.windows:
@@ -266,35 +271,15 @@ def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window
         for card, p in group.uses:
             assert card.suit is not None
             held.setdefault(card.suit, set()).add(p)
-        # In a go-out round the melds hold exactly ``target`` places, every other meld of the
-        # contract at least its size: no run is longer than what they leave.
-        longest = None if problem.target is None else (
-            problem.target - sum(spec.size for spec in problem.contract) + group.spec.size)
         for window, count in group.count.items():
             suit, first, last = window
             places = last - first + 1
             naturals = sum(1 for p in held.get(suit, ()) if first <= p <= last)
-            if places - naturals > gap_room or (longest is not None and places > longest):
+            if places - naturals > gap_room:
                 built.model.add(count == 0)
             else:
                 open_windows.add(window)
     return open_windows
-
-
-def _sets_hold_naturals_only_when_laid(problem: Problem, built: Model) -> None:
-    """Adds, for the outs' question only, that the sets of a rank hold a natural of the hand
-    only when at least one set of that rank is laid: ``use <= copies * count``. Every
-    arrangement meets it already (a count is a whole number, and no set holds more copies
-    than the hand has), so the answers are the same; but the model's rows (``cards >= size *
-    count``) let the LP lay two thirds of a set of a rank the hand holds two of, meld both
-    naturals and miss two thirds of a card, and its bound on the gap sites stayed far above
-    the truth: CP-SAT branched for each "no new site" proof. With these rows the LP pays for
-    a fraction of a set in proportion (ill-buy-it round 8: with ``_open_windows`` and the
-    sets' site bound, a table's gap-site solves took about a third of their CPU time)."""
-    for group in built.sets:
-        for card, use in group.uses.items():
-            assert card.rank is not None
-            built.model.add(use <= problem.counts[card] * group.count[card.rank])
 
 
 def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton]) -> list[_Set]:
@@ -865,7 +850,7 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
                         continue
                     taken, gaps = Counter[Card](), []
                     for p in range(first, first + size):
-                        card = Card(position_rank(p), suit)
+                        card = card_at(p, suit)
                         if free[card] > taken[card]:
                             taken[card] += 1
                         else:
