@@ -4,15 +4,17 @@ a simulated player, the other players going out as often as self-play says they 
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import enum
 import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from analyzer.cards import ALL_CARD_KINDS, Card
 from analyzer.result import LayDown, PlacedMeld
@@ -42,6 +44,10 @@ MAX_ROLLOUTS = 100_000
 MARGIN_POINTS = 3.0  # a verdict needs the expected points to differ by at least this...
 MARGIN_SHARE = 0.10  # ...or by this share of passing's expected points, whichever is larger
 EXACT_LIMIT = 400  # most draw sequences the exact enumeration may visit (about a second)
+ROLLOUT_THREADS = 2  # simulated rounds played at once
+
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 class AdviceError(ValueError):
@@ -194,10 +200,11 @@ class _Rest:
                             * (1 - going_out.chance(now + 1)))
         self.survival = tuple(survival)
 
-    def play(self, state: PlayerState, pile: Sequence[Card], buys_left: int | None, bought_last: bool) -> _Score:
-        """One option on one simulated stock: own draws and penalty cards from its front, the
-        others' discards from its back."""
-        player = self.player
+    def play(self, player: SimulatedPlayer, state: PlayerState, pile: Sequence[Card], buys_left: int | None,
+             bought_last: bool) -> _Score:
+        """One option on one simulated stock, played by ``player`` (``self.player`` or one of its
+        copies ``for_one_round``): own draws and penalty cards from its front, the others'
+        discards from its back."""
         front, back = 0, len(pile)
         points = laid = 0.0
         alive = 1.0  # nobody else has gone out yet
@@ -322,21 +329,32 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
         running = _RunningDifference()
         start_pass, start_buy = player.start(cards), player.start(bought)
         pass_buys = None if allowed is None else allowed - buys_used
-        for done in range(1, rollouts + 1):
-            if analyser.expired:
-                break
-            rng.shuffle(pile)
-            stock_order = pile[:len(pile) - penalty]
-            blind = tuple(pile[len(pile) - penalty:])
-            pass_score = rest.play(start_pass, stock_order, pass_buys, bought_last)
-            buy_score = rest.play(player.with_cards(start_buy, blind), stock_order, buys_left, True)
-            if analyser.expired:
-                break  # a solve in this round may have stopped at the deadline: the round is not counted
-            scores["pass"].append(pass_score)
-            scores["buy"].append(buy_score)
-            running.add(pass_score.points, buy_score.points)
-            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
-                break
+
+        def shuffled_stocks() -> Iterator[tuple[Card, ...]]:
+            for _ in range(rollouts):
+                rng.shuffle(pile)
+                yield tuple(pile)
+
+        def both_options(shuffled: tuple[Card, ...]) -> tuple[_Score, _Score]:
+            # Played by a copy of the player with plans of its own: a round's figures are then
+            # the same whichever rounds were played before it or beside it.
+            own = player.for_one_round()
+            stock_order, blind = shuffled[:len(shuffled) - penalty], shuffled[len(shuffled) - penalty:]
+            return (rest.play(own, start_pass, stock_order, pass_buys, bought_last),
+                    rest.play(own, own.with_cards(start_buy, blind), stock_order, buys_left, True))
+
+        done = 0
+        # Closed on the way out (a settled verdict, the deadline, Ctrl-C): no round is left running.
+        with contextlib.closing(_side_by_side(both_options, shuffled_stocks(), stop=lambda: analyser.expired)) as rounds:
+            for pass_score, buy_score in rounds:
+                if analyser.expired:
+                    break  # a solve in this round may have stopped at the deadline: the round is not counted
+                done += 1
+                scores["pass"].append(pass_score)
+                scores["buy"].append(buy_score)
+                running.add(pass_score.points, buy_score.points)
+                if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
+                    break
         used_rollouts = len(scores["pass"])
         if analyser.expired:
             stopped = (f"the buy verdict stopped after {used_rollouts} of at most {rollouts} simulated rounds "
@@ -361,6 +379,28 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
     return BuyAdvice(offered, penalty, passing_option, buying_option, verdict, difference, margin,
                      std_error, reason, horizon, used_rollouts, seed, method, turn, seats,
                      finished=not stopped, stopped=stopped)
+
+
+def _side_by_side(play: Callable[[T], R], items: Iterable[T], stop: Callable[[], bool]) -> Iterator[R]:
+    """``play`` of each item, in the items' order, ``ROLLOUT_THREADS`` at a time: CP-SAT lets go
+    of the interpreter while it solves, so two simulated rounds run side by side (the machines
+    here have two cores). Only a few items are started ahead of the one awaited, so that a
+    caller that stops early (a settled verdict, Ctrl-C) wastes little; ``stop`` ends the
+    starting of more (the deadline)."""
+    with ThreadPoolExecutor(max_workers=ROLLOUT_THREADS) as pool:
+        started: collections.deque[Future[R]] = collections.deque()
+        try:
+            for item in items:
+                if stop():
+                    break
+                started.append(pool.submit(play, item))
+                if len(started) >= 2 * ROLLOUT_THREADS:
+                    yield started.popleft().result()
+            while started:
+                yield started.popleft().result()
+        finally:
+            for future in started:
+                future.cancel()
 
 
 def _summary(scores: Sequence[_Score]) -> tuple[float, float, float]:

@@ -22,6 +22,7 @@ Pieces, each usable alone:
 
 from __future__ import annotations
 
+import copy
 import enum
 import hashlib
 import json
@@ -223,6 +224,15 @@ class SimulatedPlayer:
         # Every meld its laid-down hands have had, with the cards tried on it: ``extend_meld``'s
         # answer (None: it does not fit). A meld meets the same few cards turn after turn.
         self._lay_offs: dict[PlacedMeld, Tried] = {}
+
+    def for_one_round(self) -> SimulatedPlayer:
+        """The same player with plans of its own (``start``'s and ``_remember``'s): a round it
+        plays then depends on that round's cards alone, not on which rounds were played before
+        it, so that the buy verdict may play its rounds side by side on threads. The solver's
+        answers and the lay-off answers stay shared: they are the same whoever asks first."""
+        player = copy.copy(self)
+        player._states = {}
+        return player
 
     # -- states --------------------------------------------------------------------------------
 

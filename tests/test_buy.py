@@ -17,10 +17,11 @@ import pytest
 from analyzer import AdviceError, advise
 from analyzer import buy as buy_module
 from analyzer.buy import BuyAdvice, Verdict
-from analyzer.cards import ALL_CARD_KINDS
+from analyzer.cards import ALL_CARD_KINDS, parse_cards
 from analyzer.hand import deck_copies
+from analyzer.round_solver import RoundSolver
 from analyzer.rules import preset
-from analyzer.simulate import going_out_chances
+from analyzer.simulate import SimulatedPlayer, going_out_chances
 
 ONE_AWAY = "7H 8H 10H 5C 5D 5S KC"  # progressive round 2 (a set of 3, a run of 4): needs the 9H
 
@@ -133,6 +134,41 @@ def test_the_same_inputs_give_the_same_answer() -> None:
     first = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
     again = advise(ONE_AWAY, "progressive", 2, players=4, buy="6H", seed=7, rollouts=60)
     assert first == again and first.to_dict() == again.to_dict()
+
+
+def test_each_simulated_round_keeps_plans_of_its_own() -> None:
+    """A plan one round's player remembers (a card taken between turns fills its plan) is not
+    another round's: there the same cards are planned afresh, as by a player that never saw the
+    first round. So a round's play depends on its own stock alone, and the verdict's rounds may
+    be played side by side. It fails when the copies share their plans."""
+    rules = preset("progressive")
+    hand, taken_card = parse_cards("8D QS 7S 9C 7H 3D QC"), parse_cards("7C")  # round 2
+    deck = rules.deck_for(4)
+    player = SimulatedPlayer(RoundSolver(rules, 2, deck, 10.0))
+    dealt = player.start(hand)
+    one_round = player.for_one_round()
+    taken = one_round.with_cards(dealt, taken_card)
+    never_saw_it = SimulatedPlayer(RoundSolver(rules, 2, deck, 10.0)).start(hand + taken_card)
+    assert taken != never_saw_it  # the premise: the plan the taken card filled is not the solver's plan
+    assert one_round.start(hand + taken_card) == taken  # within its round the plan stands
+    assert player.for_one_round().start(hand + taken_card) == never_saw_it
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_verdict_is_the_same_whichever_order_its_rounds_are_played_in(
+        monkeypatch: pytest.MonkeyPatch, threads: int) -> None:
+    """Rounds played last first on one thread, or two at a time: the same figures as in order
+    (and a verdict that is not finished would say so)."""
+    in_order = buy(ONE_AWAY, "6H", rollouts=50, seed=3)
+
+    def last_first(play, items, stop):  # type: ignore[no-untyped-def]
+        yield from reversed([play(item) for item in reversed(list(items))])
+
+    monkeypatch.setattr(buy_module, "ROLLOUT_THREADS", threads)
+    assert buy(ONE_AWAY, "6H", rollouts=50, seed=3) == in_order
+    monkeypatch.setattr(buy_module, "_side_by_side", last_first)
+    reversed_order = buy(ONE_AWAY, "6H", rollouts=50, seed=3)
+    assert reversed_order == in_order and reversed_order.finished and reversed_order.rollouts == 50
 
 
 def test_another_seed_draws_other_stocks_and_agrees_within_the_noise() -> None:
