@@ -390,12 +390,16 @@ class _CpModel(cp_model.CpModel):
 
     def __init__(self) -> None:
         cp_model_helper.CpBaseModel.__init__(self, None)
+        self._proto = self.model_proto  # kept: reading the property costs a tenth of making a variable
 
     def new_int_var(self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str) -> cp_model.IntVar:
-        return cp_model.IntVar(self.model_proto).with_name(name).with_domain(_domain(lb, ub))
+        return _IntVar(self._proto).with_name(name).with_domain(_domain(lb, ub))
 
     def new_bool_var(self, name: str) -> cp_model.IntVar:
-        return cp_model.IntVar(self.model_proto).with_name(name).with_domain(_BOOLEAN)
+        return _IntVar(self._proto).with_name(name).with_domain(_BOOLEAN)
+
+
+_IntVar = cp_model.IntVar
 
 
 @functools.lru_cache(maxsize=1024)
@@ -646,6 +650,9 @@ class _WindowHead:
     # Each suit's windows as (count, first, last), in window order (which is index order).
     of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = field(default_factory=dict)
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
+    # ``use_sites`` by card, made when first asked (kept with the shared head, as ``covering``).
+    sites: dict[Card, tuple[tuple[int, str, cp_model.LinearExprT | tuple[list[int], list[int]]], ...]] = field(
+        default_factory=dict)
 
     def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
         key = suit, position
@@ -653,6 +660,21 @@ class _WindowHead:
             counts = list(self.count.values())
             self.covering[key] = sum(counts[i] for i in self.covering_index[key])
         return self.covering[key]
+
+    def use_sites(self, card: Card, positions: tuple[int, ...],
+                  name: str) -> tuple[tuple[int, str, cp_model.LinearExprT | tuple[list[int], list[int]]], ...]:
+        """Where the runs may hold the natural ``card``: its run positions with the name of its
+        use variable there (``_use_sites``) and the runs covering it, as an expression
+        (``runs_covering``) for exact windows, else as a row (``covering_row``). The same for
+        every hand: a shared head works them out once a card (looking them up anew, natural by
+        natural, was a tenth of building a typical model; profiled with cProfile)."""
+        sites = self.sites.get(card)
+        if sites is None:
+            assert card.suit is not None
+            covering = self.runs_covering if self.exact else self.covering_row
+            sites = self.sites[card] = tuple((p, label, covering(card.suit, p))
+                                             for p, label in _use_sites(card, positions, name))
+        return sites
 
     def covering_row(self, suit: Suit, position: int) -> tuple[list[int], list[int]]:
         """``-runs_covering(suit, position)`` as a row: the counts' indices in increasing order,
@@ -732,16 +754,17 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
     head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     counts, positions = problem.counts, problem.positions
+    exact = head.exact
     for card in problem.naturals:
-        assert card.suit is not None
-        for p, label in _use_sites(card, positions, name):
+        copies = counts[card]
+        for p, label, covering in head.use_sites(card, positions, name):
             # Each run covering this card's position may hold one copy of it.
-            use = model.new_int_var(0, min(how_many, counts[card]), label)
-            if head.exact:
-                model.add(use <= head.runs_covering(card.suit, p))
+            use = model.new_int_var(0, min(how_many, copies), label)
+            if exact:
+                model.add(use <= covering)
             else:  # dozens of windows of every length over p
-                covering, minus_ones = head.covering_row(card.suit, p)
-                _add_long_linear(model, [*covering, use.index], [*minus_ones, 1], _NO_LOWER, 0)
+                indices, minus_ones = covering
+                _add_long_linear(model, [*indices, use.index], [*minus_ones, 1], _NO_LOWER, 0)
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest * how_many), f"{name}.wilds")
@@ -749,8 +772,9 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                                                                    how_many, top)
     group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
                        per_window, head.places, head.places_terms)
-    if head.exact:
-        model.add(group.missing() >= 0)
+    if head.exact:  # ``missing() >= 0``: the places (a constant) less the uses and the wild cards
+        row = [use.index for use in uses.values()]
+        _add_long_linear(model, [*row, wilds.index], [-1] * (len(row) + 1), -spec.size * how_many, _NO_UPPER)
     else:  # every window's count (the head's variables), then the uses and the wild cards, made later
         _add_long_linear(model, [*head.places_terms, *[use.index for use in uses.values()], wilds.index],
                          [*head.places_terms.values(), *[-1] * len(uses), -1], 0, _NO_UPPER)
@@ -1041,19 +1065,33 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
         counts, size = problem.counts, spec.size
+        # The long rows, written as ``model.add`` writes them (``_add_long_linear``), their
+        # terms in the order the variables are made, which is index order: the counts' total,
+        # and ``missing_total() >= 0`` (each count times the size, less each use and the
+        # pooled wild cards).
+        count_indices: list[int] = []
+        missing_row: list[int] = []
+        missing_coefficients: list[int] = []
         for r in ranks:
             count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
+            index = count_r.index
+            count_indices.append(index)
+            missing_row.append(index)
+            missing_coefficients.append(size)
             if r in naturals_of:
                 of_rank = []
                 for card in naturals_of[r]:
                     uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
                     of_rank.append(use)
+                    missing_row.append(use.index)
+                    missing_coefficients.append(-1)
                 model.add(_sum(of_rank) <= size * count_r)
-        model.add(_sum(list(count.values())) == how_many)
+        _add_long_linear(model, count_indices, [1] * len(count_indices), how_many, how_many)
         pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
-        group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
-        model.add(group.missing_total() >= 0)
-        return group
+        missing_row.append(pooled.index)
+        missing_coefficients.append(-1)
+        _add_long_linear(model, missing_row, missing_coefficients, 0, _NO_UPPER)
+        return SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
     for r in ranks:
         count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
         of_rank = []
