@@ -45,7 +45,8 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
     built but not solved again (it is the slow one: eveleigh's worst buy verdict spent 0.75 s
     of CPU time on it twice, once for the lay-down and once for the outs)."""
     rules, round_number = problem.rules, problem.round_number
-    total_points = sum(problem.points(card) for card in problem.hand)
+    points = problem.hand_points
+    total_points = sum(map(points.__getitem__, problem.hand))
     base = dict(rules=rules.name, round=round_number, contract=problem.contract, go_out=problem.go_out,
                 hand=problem.hand)
     try:
@@ -72,8 +73,9 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
                        missing=solution.missing, with_missing=ordered,
                        proven_optimal=solution.proven_optimal), built
     leftover = sorted_cards(kept.elements())  # sliding wild cards along a run changes no card
+    # No missing cards here: what is left is the hand's.
     return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
-                   leftover_points=sum(problem.points(card) for card in leftover), cards_away=0,
+                   leftover_points=sum(map(points.__getitem__, leftover)), cards_away=0,
                    missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
 
 

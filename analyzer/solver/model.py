@@ -109,6 +109,13 @@ class Problem:
     def points(self, card: Card) -> int:
         return self.rules.points_of(card)
 
+    @functools.cached_property
+    def hand_points(self) -> dict[Card, int]:
+        """``points`` of each card the hand holds, worked out once: the objective and the
+        lay-down's leftover ask about thirty times a hand (a twentieth of a typical lay-down's
+        Python time, profiled with cProfile)."""
+        return {card: self.rules.points_of(card) for card in self.counts}
+
     @property
     def runs_by_window(self) -> bool:
         """No per-meld wild limits: any gap of any run may take any wild card, so runs are
@@ -133,10 +140,11 @@ class Problem:
 def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
                  before_draw: bool = False, meld_at_most: int | None = None) -> Problem:
     rule = rules.round(round_number)
+    hand = sorted_cards(hand)
     counts = Counter(hand)
-    distinct = sorted_cards(counts)
+    distinct = tuple(counts)  # in the hand's order: a Counter keeps its keys as first counted
     return Problem(
-        hand=sorted_cards(hand),
+        hand=hand,
         rules=rules,
         round_number=round_number,
         deck=deck,
@@ -462,13 +470,12 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     for set_group in sets:
         for card, use in set_group.uses.items():
             natural_uses[card].append(use)
-    # Each natural's melded copies, summed once: the limit below, the objective and the go-out
-    # count all take this same expression (summing again gave the same terms, at a fifth of a
-    # typical model's building).
-    melded = {card: _sum(uses) for card, uses in natural_uses.items()}
+    # Each natural's copies used, in one sum with the wild card's own count for a wild 2: the
+    # same terms as its melded copies plus that count (add() writes a sum's variables in index
+    # order), one sum a card where two made a tenth of a typical model's building.
     for card in problem.naturals:
-        used = melded[card] + wild_used[card] if card in wild_used else melded[card]
-        model.add(used <= problem.counts[card])
+        uses = natural_uses[card]
+        model.add(_sum([*uses, wild_used[card]] if card in wild_used else uses) <= problem.counts[card])
 
     if tightened(problem):
         sets_hold_naturals_only_when_laid(model, problem, sets)
@@ -483,7 +490,9 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     # The missing cards, as the objective counts them (flattened).
     missing_counted = None
     if problem.target is not None or problem.meld_at_most is not None:
-        hand_melded = sum(melded.values()) + wilds_melded
+        # Each natural's melded copies summed apart, then together: the go-out count and the
+        # limit take this expression.
+        hand_melded = sum(_sum(uses) for uses in natural_uses.values()) + wilds_melded
         if problem.target is not None:
             # Go-out round: the melds hold every card of the hand the player ends with, the drawn
             # (missing) cards among them; the hand's cards they leave out are let go.
@@ -536,21 +545,21 @@ def _objective(problem: Problem, natural_uses: dict[Card, list[cp_model.IntVar]]
     Made as flattened terms (``Terms``): ``missing_total`` (the missing cards, flattened) and each
     melded copy (``natural_uses``, ``wild_used``) added by index. Flattening one expression of
     the whole objective gave the same terms (test_model_identity) at about three times the cost."""
-    points = problem.rules.points_of
+    points = problem.hand_points  # every card here is the hand's
     missing, missing_offset = missing_total
     if problem.target is None:
-        missing_weight = sum(points(card) for card in problem.hand) + 1
+        missing_weight = sum(map(points.__getitem__, problem.hand)) + 1
         # Weight of each copy melded (of each natural, and of each wild card as a wild): minus
         # its points.
-        copy_weight = {card: -points(card) for card in natural_uses}
-        wild_weight = {card: -points(card) for card in wild_used}
+        copy_weight = {card: -points[card] for card in natural_uses}
+        wild_weight = {card: -points[card] for card in wild_used}
     else:
         wild = set(problem.wild_kinds)
         rank_weight = 13 * len(problem.hand) + 1  # one point outweighs every rank melded
-        wild_worth = sum((points(card) * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
+        wild_worth = sum((points[card] * rank_weight + 13) * n for card, n in problem.counts.items()) + 1
         missing_weight = wild_worth * (len(problem.hand) + 1)
         # Minus the wild cards melded (a wild 2 as itself too), plus each natural's cost.
-        copy_weight = {card: -wild_worth if card in wild else points(card) * rank_weight + _rank_order(card)
+        copy_weight = {card: -wild_worth if card in wild else points[card] * rank_weight + _rank_order(card)
                        for card in natural_uses}
         wild_weight = dict.fromkeys(wild_used, -wild_worth)
     terms = {index: missing_weight * coefficient for index, coefficient in missing.items()}
