@@ -145,12 +145,14 @@ class RoundSolver:
     def lay_down(self, cards: Iterable[Card], before_draw: bool = False, meld_at_most: int | None = None) -> LayDown:
         """The solver's answer; ``meld_at_most``: the melds take at most that many of the cards."""
         key = self._key(cards, before_draw)
-        if (key, meld_at_most) not in self._lay_downs:
+        entry = key, meld_at_most
+        found = self._lay_downs.get(entry)  # one look-up: the key hashes every card of the hand
+        if found is None:
             with deterministic_work(self.work):
-                self._lay_downs[key, meld_at_most] = solver.solve_lay_down(
+                found = self._lay_downs[entry] = solver.solve_lay_down(
                     key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
                     meld_at_most=meld_at_most)
-        return self._lay_downs[key, meld_at_most]
+        return found
 
     def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
         key = self._key(cards, before_draw)

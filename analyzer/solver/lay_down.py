@@ -61,7 +61,7 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
         return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
                        proven_optimal=none.proven), None
-    kept = Counter(problem.hand)  # the cards no meld takes: the hand's and the missing ones ...
+    kept = Counter(problem.counts)  # the cards no meld takes: the hand's and the missing ones ...
     kept.update(solution.missing)
     for meld in solution.melds:
         kept.subtract(meld.cards)
