@@ -112,8 +112,8 @@ class Problem:
     @functools.cached_property
     def hand_points(self) -> dict[Card, int]:
         """``points`` of each card the hand holds, worked out once: the objective and the
-        lay-down's leftover ask about thirty times a hand (a twentieth of a typical lay-down's
-        Python time, profiled with cProfile)."""
+        lay-down's leftover ask about thirty times a hand, two Python calls each through
+        ``Rules.points_of``."""
         return {card: self.rules.points_of(card) for card in self.counts}
 
     @property
@@ -471,8 +471,8 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         for card, use in set_group.uses.items():
             natural_uses[card].append(use)
     # Each natural's copies used, in one sum with the wild card's own count for a wild 2: the
-    # same terms as its melded copies plus that count (add() writes a sum's variables in index
-    # order), one sum a card where two made a tenth of a typical model's building.
+    # same row as its melded copies plus that count (add() writes a sum's variables in index
+    # order), made with one sum a card instead of two and an addition.
     for card in problem.naturals:
         uses = natural_uses[card]
         model.add(_sum([*uses, wild_used[card]] if card in wild_used else uses) <= problem.counts[card])
