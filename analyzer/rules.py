@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import enum
+import functools
 import os
 import re
 import tomllib
@@ -150,6 +151,36 @@ class Rules:
     buy_penalty_cards: int = 1
     no_consecutive_buys: bool = False  # not the same player twice in succession
 
+    # ---- a frozen value, its hash and largest deck worked out once -------------------------
+
+    def __hash__(self) -> int:
+        # The dataclass's own hash (every field, in order), kept once worked out: a ``Rules`` is
+        # frozen, so it cannot change. Going over every field took 3.2 us, paid on every look-up
+        # keyed on a rule set (``place_in_turn``'s memo, once an analysis).
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
+            object.__setattr__(self, "_hash", value)
+            return value
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Pickled without the kept hash: a string's hash, so the rule set's, differs between
+        # processes (a worker works it out anew). The kept largest deck is a value: it may go.
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
+    @functools.cached_property
+    def largest_deck(self) -> DeckRule:
+        """``deck_for(None)``: made once (a frozen rule set has one), not on every analysis."""
+        return DeckRule(
+            min(d.min_players for d in self.decks),
+            max(d.max_players for d in self.decks),
+            max(d.decks for d in self.decks),
+            max(d.jokers for d in self.decks),
+        )
+
     # ---- derived facts -------------------------------------------------------------------
 
     def round(self, number: int) -> RoundRule:
@@ -162,12 +193,7 @@ class Rules:
     def deck_for(self, players: int | None) -> DeckRule:
         """The deck for that many players; with ``None``, the largest deck the rule set uses."""
         if players is None:
-            return DeckRule(
-                min(d.min_players for d in self.decks),
-                max(d.max_players for d in self.decks),
-                max(d.decks for d in self.decks),
-                max(d.jokers for d in self.decks),
-            )
+            return self.largest_deck
         for deck in self.decks:
             if deck.min_players <= players <= deck.max_players:
                 return deck

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -68,6 +69,11 @@ def read_moment(moment: Moment | str | None) -> Moment | None:
     raise HandError(f"the moment of the turn is 'before-draw' or 'after-draw', not {moment!r}")
 
 
+# Memoised by (rules, round, size, moment asked): the place, and its note's text, depend on nothing
+# else, and a ``Rules`` is frozen (its hash is kept). A hand of deal + 1 cards before the draw (the
+# puzzles, the solver's benchmark) had its note about sizes written anew every time: a fiftieth
+# of a typical lay-down. A size no turn gives raises every time (an exception is not kept).
+@functools.lru_cache(maxsize=1024)
 def place_in_turn(rules: Rules, round_number: int, size: int, asked: Moment | None = None) -> Place:
     """The moment of a hand of ``size`` cards: ``asked`` when the player says it, else the one
     its size gives (after the draw where both could be).

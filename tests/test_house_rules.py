@@ -12,6 +12,9 @@ breaks the properties.
 from __future__ import annotations
 
 import dataclasses
+import pickle
+import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -317,3 +320,22 @@ def test_a_path_without_toml_is_told_to_be_named_toml(tmp_path: Path) -> None:
         load_rules(str(path))
     with pytest.raises(RulesError, match="did you mean 'shanghai'"):
         load_rules("shangai")
+
+
+def _fields_hash(rules: Rules) -> int:
+    """The frozen dataclass's own hash: every field, in order."""
+    return hash(tuple(getattr(rules, f.name) for f in dataclasses.fields(rules)))
+
+
+def test_a_rule_sets_kept_hash_is_its_fields_hash_and_no_pickle_carries_it() -> None:
+    """``Rules`` keeps its hash once worked out (it is frozen): the same value as the dataclass's,
+    for every preset and a changed one, and a pickle leaves it out (a string's hash differs
+    between processes), so a rule set sent to another process is found there by its own hash."""
+    kolsov = preset("kolsov")
+    for rules in (kolsov, dataclasses.replace(kolsov, max_run_length=13), preset("progressive")):
+        assert hash(rules) == _fields_hash(rules) == hash(rules)
+    assert "_hash" not in pickle.loads(pickle.dumps(kolsov)).__dict__
+    child = ("import dataclasses, pickle, sys; rules = pickle.loads(sys.stdin.buffer.read()); "
+             "print(hash(rules) == hash(tuple(getattr(rules, f.name) for f in dataclasses.fields(rules))))")
+    shown = subprocess.run([sys.executable, "-c", child], input=pickle.dumps(kolsov), capture_output=True, check=True)
+    assert shown.stdout.strip() == b"True"

@@ -8,6 +8,7 @@ legal play, or the obvious play (the fewest-points lay-down, then its costliest 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections import Counter
@@ -254,6 +255,20 @@ def test_the_moment_is_told_from_the_size_and_can_be_said_outright() -> None:
     assert odd.moment is Moment.AFTER_DRAW and odd.note and "12, 15 or 18" in odd.note
     with pytest.raises(HandError, match="11 cards before your draw and 12 after it"):
         place_in_turn(eveleigh, 3, 13)
+
+
+def test_a_remembered_place_is_the_rule_sets_own() -> None:
+    """``place_in_turn`` is memoised by rule set, round, size and moment: a rule set that differs
+    in what the place depends on (here the buys a round allows) gets its own note, and an equal
+    rule set made anew the same one, each as written afresh (``__wrapped__``: the unmemoised)."""
+    progressive = preset("progressive")
+    one_buy = dataclasses.replace(progressive, buys_per_round=1)
+    asked = (6, 12, Moment.BEFORE_DRAW)  # deal + 1 before the draw: "no turn of this round gives that"
+    for rules in (progressive, one_buy, dataclasses.replace(progressive), progressive):
+        assert place_in_turn(rules, *asked) == place_in_turn.__wrapped__(rules, *asked)
+    assert place_in_turn(progressive, *asked).note != place_in_turn(one_buy, *asked).note
+    assert "up to 1 buy" not in (place_in_turn(progressive, *asked).note or "")
+    assert "the 1 buy the round allows" in (place_in_turn(one_buy, *asked).note or "")
 
 
 def test_the_moment_shows_in_the_json_and_decides_the_answer() -> None:
