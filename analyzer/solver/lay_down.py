@@ -64,7 +64,8 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
     kept = Counter(problem.counts)  # the cards no meld takes: the hand's and the missing ones ...
     kept.update(solution.missing)
     for meld in solution.melds:
-        kept.subtract(meld.cards)
+        for card in meld.cards:
+            kept[card] -= 1
     kept = +kept  # ... less those the melds hold
     ordered = tuple(sorted(_tidy_runs(solution.melds, kept, problem), key=_meld_order))
     if solution.missing:
@@ -136,4 +137,4 @@ _KIND_ORDER = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}  # as the con
 
 def _meld_order(meld: PlacedMeld) -> tuple[int, tuple[tuple[int, int], ...]]:
     """Sets before runs, as the contract reads; then by the cards they stand for."""
-    return _KIND_ORDER[meld.kind], tuple(card.sort_key() for card in meld.stands_for)
+    return _KIND_ORDER[meld.kind], tuple(map(Card.sort_key, meld.stands_for))
