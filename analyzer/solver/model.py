@@ -389,6 +389,16 @@ def _add_long_linear(model: cp_model.CpModel, indices: list[int], coefficients: 
     linear.domain.extend([lower, upper])
 
 
+def _add_nothing_missing_below_zero(model: cp_model.CpModel, missing: tuple[Terms, int]) -> None:
+    """``missing >= 0`` for a group's missing cards as its ``missing_terms`` give them (the places
+    its melds have, less the cards and wild cards they hold), written as ``model.add`` writes it:
+    the variables in index order, none with coefficient 0. The row can be hundreds of terms long
+    (every window's count), which ``add`` would flatten term by term."""
+    terms, constant = missing
+    indices = sorted(index for index, coefficient in terms.items() if coefficient)
+    _add_long_linear(model, indices, [terms[index] for index in indices], -constant, _NO_UPPER)
+
+
 class _CpModel(cp_model.CpModel):
     """``CpModel`` without the camelCase aliases it attaches to every new instance: that costs
     half a millisecond a model, a fifth of a typical analysis (profiled with cProfile). Its
@@ -781,12 +791,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
                                                                    how_many, top)
     group = RunWindows(spec, how_many, dict(head.count), dict(head.present), uses, wilds, head.exact,
                        per_window, head.places, head.places_terms)
-    if head.exact:  # ``missing() >= 0``: the places (a constant) less the uses and the wild cards
-        row = [use.index for use in uses.values()]
-        _add_long_linear(model, [*row, wilds.index], [-1] * (len(row) + 1), -spec.size * how_many, _NO_UPPER)
-    else:  # every window's count (the head's variables), then the uses and the wild cards, made later
-        _add_long_linear(model, [*head.places_terms, *[use.index for use in uses.values()], wilds.index],
-                         [*head.places_terms.values(), *[-1] * len(uses), -1], 0, _NO_UPPER)
+    _add_nothing_missing_below_zero(model, group.missing_terms())
     return head, group
 
 
@@ -1074,33 +1079,21 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
         # the naturals are counted per rank.
         counts, size = problem.counts, spec.size
-        # The long rows, written as ``model.add`` writes them (``_add_long_linear``), their
-        # terms in the order the variables are made, which is index order: the counts' total,
-        # and ``missing_total() >= 0`` (each count times the size, less each use and the
-        # pooled wild cards).
-        count_indices: list[int] = []
-        missing_row: list[int] = []
-        missing_coefficients: list[int] = []
         for r in ranks:
             count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
-            index = count_r.index
-            count_indices.append(index)
-            missing_row.append(index)
-            missing_coefficients.append(size)
             if r in naturals_of:
                 of_rank = []
                 for card in naturals_of[r]:
                     uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
                     of_rank.append(use)
-                    missing_row.append(use.index)
-                    missing_coefficients.append(-1)
                 model.add(_sum(of_rank) <= size * count_r)
+        # The counts' total, a long row written as ``model.add`` writes it.
+        count_indices = [count_r.index for count_r in count.values()]
         _add_long_linear(model, count_indices, [1] * len(count_indices), how_many, how_many)
         pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
-        missing_row.append(pooled.index)
-        missing_coefficients.append(-1)
-        _add_long_linear(model, missing_row, missing_coefficients, 0, _NO_UPPER)
-        return SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
+        group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
+        _add_nothing_missing_below_zero(model, group.missing_terms())
+        return group
     for r in ranks:
         count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
         of_rank = []
