@@ -65,9 +65,11 @@ from puzzles.themes import tag
 # other ties among equally good arrangements). The whole bank was carried over; only puzzles of
 # go-out rounds derived otherwise. puzzles-5: the buy verdict's stocks are each played by a copy
 # of the player with plans of its own (played two at a time), so a buy verdict's figures may
-# differ from puzzles-4's; the positions, lay-downs and discards are the same. The seeds' random
-# streams keep the first version's name.
-GENERATOR = "puzzles-5"
+# differ from puzzles-4's; the positions, lay-downs and discards are the same. puzzles-6: the
+# lay-down model leaves the same-suit rule between runs out until an answer breaks it
+# (``analyzer.solver.translate.SAME_SUIT_RULE_LAZILY``): the same optima, other ties among
+# equally good arrangements. The seeds' random streams keep the first version's name.
+GENERATOR = "puzzles-6"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),

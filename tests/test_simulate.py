@@ -210,12 +210,15 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # again the same day. Shanghai 7 once more when a player one card away stopped buying in a
 # go-out round (a deliberate change of play): its only buy, seat 2's at turn 62, is gone. The
 # go-out rounds' tables (pagat 7, shanghai 7, ill-buy-it 8) were recorded again when their
-# model got a tighter relaxation (the same optima, other ties).
+# model got a tighter relaxation (the same optima, other ties). Progressive 6, pagat 7, shanghai 7
+# and shanghai-powe 8, the tables whose contracts hold two runs or more, were recorded again when
+# the same-suit rule between runs came to be taken up lazily (translate.SAME_SUIT_RULE_LAZILY,
+# generator puzzles-6: the same optima, other ties); the other four did not change.
 RECORDED_TABLES = [
-    ("progressive", 6, 4, 11, "d870b5db1624ee3d"),
-    ("pagat", 7, 4, 12, "e380c0370d82e934"),
-    ("shanghai", 7, 3, 13, "78fee404e06480c5"),
-    ("shanghai-powe", 8, 5, 14, "c6786deb21babc8a"),
+    ("progressive", 6, 4, 11, "328a809b2f54571a"),
+    ("pagat", 7, 4, 12, "1504a6d84ad238f7"),
+    ("shanghai", 7, 3, 13, "84a34dd2c8d8ce6a"),
+    ("shanghai-powe", 8, 5, 14, "c94f6cccfd15b7ac"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
     ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
     ("may-i", 2, 5, 17, "89b6f94c870f964c"),
@@ -423,7 +426,8 @@ def test_laying_down_is_going_out_in_a_go_out_round() -> None:
 
 
 def test_one_card_away_buys_only_where_the_penalty_card_may_stay_unused() -> None:
-    # Pagat round 7 (three runs of 4, one penalty card a buy): the hand misses the 10♦ alone.
+    # Pagat round 7 (three runs of 4, one penalty card a buy): the hand misses one card, the 10♦
+    # or the A♦ (J♦ Q♦ K♦ take either; which one the solver names is a tie it settles).
     # Outside a go-out round buying it lays the hand down next turn, the penalty card left over;
     # in the go-out round the penalty card and the next draw must be melded too, so being one
     # card away is no reason to pay for a buy (a free card still is).
@@ -435,6 +439,7 @@ def test_one_card_away_buys_only_where_the_penalty_card_may_stay_unused() -> Non
     for rules, buys in ((go_out, False), (kept_back, True)):
         player = SimulatedPlayer(RoundSolver(rules, 7, rules.deck_for(4), 5.0))
         state = player.start(hand)
-        assert state.away == 1 and state.missing == (Card.parse("10D"),)
-        assert player.wants_to_buy(state, Card.parse("10D"), 1) is buys
-        assert player.wants_to_buy(state, Card.parse("10D"), 0)
+        assert state.away == 1 and state.missing in ((Card.parse("10D"),), (Card.parse("AD"),))
+        missing = state.missing[0]
+        assert player.wants_to_buy(state, missing, 1) is buys
+        assert player.wants_to_buy(state, missing, 0)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections import Counter
 
-from analyzer.cards import Card, Rank, Suit, sorted_cards
+from analyzer.cards import Card, sorted_cards
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, Rules
 from analyzer.solver.model import (
-    HIGH_ACE,
-    LOW_ACE,
     Model,
     Problem,
     RunShape,
     build_model,
     card_at,
     make_problem,
+    run_position,
+    run_suit,
     runs_may_share_a_contract,
 )
 from analyzer.solver.translate import (
@@ -95,11 +95,11 @@ def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Prob
 
         if not held(meld):
             continue
-        suit = _suit_of(meld)
-        positions = [_run_position(meld, i) for i in range(len(meld.cards))]
+        suit = run_suit(meld)
+        positions = [run_position(meld, i) for i in range(len(meld.cards))]
         naturals = {p: card for p, card, meaning in zip(positions, meld.cards, meld.stands_for) if card == meaning}
         wilds = [card for card, meaning in zip(meld.cards, meld.stands_for) if card != meaning]
-        others: tuple[RunShape, ...] = tuple((_suit_of(m), _run_position(m, 0), len(m.cards), ()) for j, m in enumerate(tidy)
+        others: tuple[RunShape, ...] = tuple((run_suit(m), run_position(m, 0), len(m.cards), ()) for j, m in enumerate(tidy)
                        if j != index and m.kind == MeldKind.RUN)
         best = meld
         for first in problem.positions:
@@ -115,21 +115,6 @@ def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Prob
                 best = run
         tidy[index] = best
     return tidy
-
-
-def _suit_of(run: PlacedMeld) -> Suit:
-    suit = run.stands_for[0].suit
-    assert suit is not None
-    return suit
-
-
-def _run_position(run: PlacedMeld, index: int) -> int:
-    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
-    rank = run.stands_for[index].rank
-    assert rank is not None
-    if rank != Rank.ACE:
-        return int(rank)
-    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
 
 
 _KIND_ORDER = {MeldKind.SET: 0, MeldKind.PAIR: 1, MeldKind.RUN: 2}  # as the contract reads

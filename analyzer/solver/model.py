@@ -14,6 +14,7 @@ from ortools.util.python.sorted_interval_list import Domain  # type: ignore[impo
 
 from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
 from analyzer.hand import deck_copies
+from analyzer.result import PlacedMeld
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
 
 SUITS = tuple(Suit)
@@ -324,6 +325,7 @@ class Model:
     wild_used: dict[Card, cp_model.IntVar]  # how many of each wild card melds use as a wild
     cover: DeckCover | None = None
     strict_deck: bool = False  # built with the deck's limits on missing cards
+    same_suit_rule: bool = True  # built with the rule between runs of one suit (``build_model``)
 
     @functools.cached_property
     def missing_total(self) -> cp_model.LinearExprT:
@@ -429,11 +431,15 @@ def _domain(lb: cp_model.IntegralT, ub: cp_model.IntegralT) -> Domain:
 _BOOLEAN = Domain(0, 1)
 
 
-def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) -> Model:
+def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
+                same_suit_rule: bool = True) -> Model:
     """The model. ``strict_deck``: missing cards must exist in the deck. ``all_ranks``: offer
-    sets of every rank, not only the hand's and a few stand-ins (needed to list outs)."""
+    sets of every rank, not only the hand's and a few stand-ins (needed to list outs).
+    ``same_suit_rule=False`` leaves out the rule between runs of one suit (a relaxation:
+    ``analyzer.solver.translate.solve`` checks its answer against the rule)."""
     model = _CpModel()
     rules = problem.rules
+    same_suit = rules.same_suit_runs if same_suit_rule else SameSuitRuns.FREE
     by_window = problem.counted_by_window
     # Runs are counted per window, except in the strict deck model (of a minimum contract, or
     # of wild limits), which places wild cards position by position in run slots, and under
@@ -446,7 +452,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
         problem.runs_by_window or (one_wild_a_run(rules) and repeats_a_run)))
     runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
                                         for index, spec in enumerate(problem.run_specs)]
-    heads_and_windows = [_run_windows(model, problem, spec, how_many)
+    heads_and_windows = [_run_windows(model, problem, spec, how_many, same_suit)
                          for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
     windows = [group for _, group in heads_and_windows]
     sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
@@ -456,8 +462,8 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     for first, second in zip(runs, runs[1:]):
         if first.spec == second.spec:
             model.add(_run_key(first) <= _run_key(second))
-    _same_suit_policy(model, runs, rules.same_suit_runs)
-    _same_suit_policy_windows(model, tuple(head for head, _ in heads_and_windows), rules.same_suit_runs)
+    _same_suit_policy(model, runs, same_suit)
+    _same_suit_policy_windows(model, tuple(head for head, _ in heads_and_windows), same_suit)
     if rules.distinct_set_ranks:
         for rank in Rank:
             model.add(sum(group.count[rank] for group in sets if rank in group.count) <= 1)
@@ -496,7 +502,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False) ->
     elif strict_deck:
         _strict_deck_limits(model, problem, runs, sets)
 
-    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck)
+    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck, same_suit_rule)
     # The missing cards, as the objective counts them (flattened).
     missing_counted = None
     if problem.target is not None or problem.meld_at_most is not None:
@@ -756,7 +762,7 @@ def _window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int,
 
 
 def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
-                 how_many: int) -> tuple[_WindowHead, RunWindows]:
+                 how_many: int, same_suit: SameSuitRuns) -> tuple[_WindowHead, RunWindows]:
     rules, name, size = problem.rules, f"run{spec.size}", spec.size
     longest = min(rules.max_run_length, len(problem.positions)) if problem.minimum else size
     if tightened(problem):
@@ -766,9 +772,9 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         # its LP spread a run over fractions of long windows (ill-buy-it round 8: 264 windows
         # for a run of at most 5 there; its go-out lay-downs solved about three times faster).
         longest = max(size, min(longest, problem.target - sum(s.size for s in problem.contract) + size))
-    apart = rules.same_suit_runs.missing_ranks_between
+    apart = same_suit.missing_ranks_between
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
-    flagged = ((rules.same_suit_runs == SameSuitRuns.NO_TOUCH or apart is not None)
+    flagged = ((same_suit == SameSuitRuns.NO_TOUCH or apart is not None)
                and len(problem.run_specs) > 1)
     head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
@@ -1193,3 +1199,26 @@ def runs_may_share_a_contract(policy: SameSuitRuns, run: tuple[Suit, int, int], 
         if policy == SameSuitRuns.DISTINCT_SUITS or touching or (between is not None and not apart):
             return False
     return True
+
+
+def run_suit(run: PlacedMeld) -> Suit:
+    suit = run.stands_for[0].suit
+    assert suit is not None
+    return suit
+
+
+def run_position(run: PlacedMeld, index: int) -> int:
+    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
+    rank = run.stands_for[index].rank
+    assert rank is not None
+    if rank != Rank.ACE:
+        return int(rank)
+    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
+
+
+def runs_keep_the_same_suit_rule(melds: Iterable[PlacedMeld], policy: SameSuitRuns) -> bool:
+    """Whether the runs among ``melds`` may all lie in one contract under ``policy``."""
+    shapes: list[RunShape] = [(run_suit(meld), run_position(meld, 0), len(meld.cards), ())
+                              for meld in melds if meld.kind == MeldKind.RUN]
+    return all(runs_may_share_a_contract(policy, shape[:3], tuple(shapes[i + 1:]))
+               for i, shape in enumerate(shapes))

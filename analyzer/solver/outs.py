@@ -97,13 +97,17 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         return lay_down, frozenset()
     if problem.counted_by_window:
         assert built is not None
+        if not built.same_suit_rule:  # the lay-down came from a model without it (``solve``)
+            built = build_model(problem, built.strict_deck)
         outs, complete = _outs_by_union(problem, lay_down, built, ends, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
-        # (the lay-down's own, unless it fell back to the strict model, which takes slots).
+        # (the lay-down's own, unless it fell back to the strict model, which takes slots, or
+        # came from a model without the same-suit rule).
         # Not for a go-out hand after the draw: hand + card melds one card more there.
         assert built is not None
-        window_model = build_model(problem, strict_deck=False) if built.strict_deck else built
+        whole = not built.strict_deck and built.same_suit_rule
+        window_model = built if whole else build_model(problem, strict_deck=False)
         outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
