@@ -14,13 +14,13 @@ from analyzer.solver.model import (
     build_model,
     card_at,
     make_problem,
-    run_position,
-    run_suit,
     runs_may_share_a_contract,
 )
 from analyzer.solver.translate import (
     DeckTooSmall,
     NoLayDown,
+    run_position,
+    run_suit,
     solve,
 )
 
@@ -40,9 +40,10 @@ def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck
 
 
 def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = None) -> tuple[LayDown, Model | None]:
-    """The lay-down and the model that gave it. ``solved``: this problem's lay-down, found
-    before (by ``solve_lay_down``): when proven and given by the strict model, that model is
-    built but not solved again (it is the slow one: eveleigh's worst buy verdict spent 0.75 s
+    """The lay-down and the model that gave it (one without the same-suit rule when its answer
+    kept the rule: ``translate.solve``). ``solved``: this problem's lay-down, found before (by
+    ``solve_lay_down``): when proven and given by the strict model, the whole strict model is
+    built but not solved (it is the slow one: eveleigh's worst buy verdict spent 0.75 s
     of CPU time on it twice, once for the lay-down and once for the outs)."""
     rules, round_number = problem.rules, problem.round_number
     points = problem.hand_points
@@ -54,7 +55,7 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
             solution, built = solve(problem, time_limit)
         except DeckTooSmall:
             if solved is not None and solved.proven_optimal:
-                # Same model, same parameters: CP-SAT's answer would be the same again.
+                # The same models, the same parameters: CP-SAT's answer would be the same again.
                 return solved, build_model(problem, strict_deck=True)
             solution, built = solve(problem, time_limit, strict_deck=True)
     except NoLayDown as none:

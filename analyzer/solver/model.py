@@ -14,7 +14,6 @@ from ortools.util.python.sorted_interval_list import Domain  # type: ignore[impo
 
 from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
 from analyzer.hand import deck_copies
-from analyzer.result import PlacedMeld
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
 
 SUITS = tuple(Suit)
@@ -1199,26 +1198,3 @@ def runs_may_share_a_contract(policy: SameSuitRuns, run: tuple[Suit, int, int], 
         if policy == SameSuitRuns.DISTINCT_SUITS or touching or (between is not None and not apart):
             return False
     return True
-
-
-def run_suit(run: PlacedMeld) -> Suit:
-    suit = run.stands_for[0].suit
-    assert suit is not None
-    return suit
-
-
-def run_position(run: PlacedMeld, index: int) -> int:
-    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
-    rank = run.stands_for[index].rank
-    assert rank is not None
-    if rank != Rank.ACE:
-        return int(rank)
-    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
-
-
-def runs_keep_the_same_suit_rule(melds: Iterable[PlacedMeld], policy: SameSuitRuns) -> bool:
-    """Whether the runs among ``melds`` may all lie in one contract under ``policy``."""
-    shapes: list[RunShape] = [(run_suit(meld), run_position(meld, 0), len(meld.cards), ())
-                              for meld in melds if meld.kind == MeldKind.RUN]
-    return all(runs_may_share_a_contract(policy, shape[:3], tuple(shapes[i + 1:]))
-               for i, shape in enumerate(shapes))

@@ -106,8 +106,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         # came from a model without the same-suit rule).
         # Not for a go-out hand after the draw: hand + card melds one card more there.
         assert built is not None
-        whole = not built.strict_deck and built.same_suit_rule
-        window_model = built if whole else build_model(problem, strict_deck=False)
+        reusable = not built.strict_deck and built.same_suit_rule
+        window_model = built if reusable else build_model(problem, strict_deck=False)
         outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every

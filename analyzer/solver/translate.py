@@ -4,6 +4,7 @@ which wild card fills which gap, which cards are missing."""
 from __future__ import annotations
 
 import functools
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -21,11 +22,12 @@ from analyzer.solver.model import (
     SUITS,
     Model,
     Problem,
+    RunShape,
     RunWindows,
     Window,
     build_model,
     card_at,
-    runs_keep_the_same_suit_rule,
+    runs_may_share_a_contract,
 )
 from analyzer.solver.work import work_limit
 
@@ -93,33 +95,60 @@ def _settings() -> cp_model_helper.SatParameters:
 # when they do not, the whole model is solved. False solves the whole model at once: the tests
 # compare the two (tests/test_same_suit_rule_lazily.py).
 SAME_SUIT_RULE_LAZILY = True
+LEAST_SOLVE_TIME = 0.001  # seconds: what the second solve gets once the first spent the limit
 
 
 def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tuple[Solution, Model]:
     """Solve (once, or twice when the same-suit rule is taken up lazily and the first answer
-    breaks it); the model that gave the answer comes back too, for callers that ask more of it
-    (outs: ``Model.same_suit_rule`` says whether it holds the rule)."""
+    breaks it, both within ``time_limit``); the model that gave the answer comes back too, for
+    callers that ask more of it (outs: ``Model.same_suit_rule`` says whether it holds the rule).
+    A first solve that finds no answer in time ends it: ``NoLayDown``, unproven."""
     policy = problem.rules.same_suit_runs
     if SAME_SUIT_RULE_LAZILY and policy != SameSuitRuns.FREE and len(problem.run_specs) > 1:
+        ends = time.monotonic() + time_limit
         relaxed = build_model(problem, strict_deck, same_suit_rule=False)
         try:
-            solution = solve_model(problem, relaxed, time_limit, strict_deck)
+            solution = _solve_model(problem, relaxed, time_limit, strict_deck)
         except DeckTooSmall:  # this answer asks for cards the deck lacks: the whole model's may not
             pass
         else:
             if runs_keep_the_same_suit_rule(solution.melds, policy):
                 return solution, relaxed
+        time_limit = max(LEAST_SOLVE_TIME, ends - time.monotonic())
     built = build_model(problem, strict_deck)
-    return solve_model(problem, built, time_limit, strict_deck), built
+    return _solve_model(problem, built, time_limit, strict_deck), built
 
 
-def solve_model(problem: Problem, built: Model, time_limit: float, strict_deck: bool) -> Solution:
+def _solve_model(problem: Problem, built: Model, time_limit: float, strict_deck: bool) -> Solution:
     """Solve ``built`` once and read its answer as melds of cards."""
     solver = new_solver(time_limit)
     status = solver.solve(built.model)
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise NoLayDown(proven=status == cp_model.INFEASIBLE)
     return translate_solution(problem, built, solver, status == cp_model.OPTIMAL, strict_deck)
+
+
+def run_suit(run: PlacedMeld) -> Suit:
+    suit = run.stands_for[0].suit
+    assert suit is not None
+    return suit
+
+
+def run_position(run: PlacedMeld, index: int) -> int:
+    """Position (1..14) of a run's ``index``-th card; an ace is high when it follows a king."""
+    rank = run.stands_for[index].rank
+    assert rank is not None
+    if rank != Rank.ACE:
+        return int(rank)
+    return HIGH_ACE if index > 0 or (len(run.cards) > 1 and run.stands_for[1].rank != Rank.TWO) else LOW_ACE
+
+
+def runs_keep_the_same_suit_rule(melds: tuple[PlacedMeld, ...], policy: SameSuitRuns) -> bool:
+    """Whether the runs among ``melds`` may all lie in one contract under ``policy``."""
+    shapes: list[RunShape] = [(run_suit(meld), run_position(meld, 0), len(meld.cards), ())
+                              for meld in melds if meld.kind == MeldKind.RUN]
+    return all(runs_may_share_a_contract(policy, shape[:3], tuple(shapes[i + 1:]))
+               for i, shape in enumerate(shapes))
 
 
 class Spare(dict[Card, int]):
