@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 from analyzer.cards import ALL_CARD_KINDS, Card
 from analyzer.result import LayDown, PlacedMeld
-from analyzer.round_solver import RoundSolver
+from analyzer.round_solver import SOLVER_THREADS, RoundSolver
 from analyzer.rules import Rules
 from analyzer.simulate import (
     GoingOut,
@@ -44,7 +44,7 @@ MAX_ROLLOUTS = 100_000
 MARGIN_POINTS = 3.0  # a verdict needs the expected points to differ by at least this...
 MARGIN_SHARE = 0.10  # ...or by this share of passing's expected points, whichever is larger
 EXACT_LIMIT = 400  # most draw sequences the exact enumeration may visit (about a second)
-ROLLOUT_THREADS = 2  # simulated rounds played at once
+ROLLOUT_THREADS = SOLVER_THREADS  # simulated rounds played at once, as the solver's hands elsewhere
 
 T = TypeVar("T")
 R = TypeVar("R")

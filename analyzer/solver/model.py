@@ -106,12 +106,9 @@ class Problem:
         """Set-like contract entries by (kind, size), with how many of each."""
         return dict(Counter(spec for spec in self.contract if spec.kind != MeldKind.RUN))
 
-    def points(self, card: Card) -> int:
-        return self.rules.points_of(card)
-
     @functools.cached_property
     def hand_points(self) -> dict[Card, int]:
-        """``points`` of each card the hand holds, worked out once: the objective and the
+        """Penalty points of each card the hand holds, worked out once: the objective and the
         lay-down's leftover ask about thirty times a hand, two Python calls each through
         ``Rules.points_of``."""
         return {card: self.rules.points_of(card) for card in self.counts}
@@ -412,13 +409,10 @@ class _CpModel(cp_model.CpModel):
         self._proto = self.model_proto  # kept: reading the property costs a tenth of making a variable
 
     def new_int_var(self, lb: cp_model.IntegralT, ub: cp_model.IntegralT, name: str) -> cp_model.IntVar:
-        return _IntVar(self._proto).with_name(name).with_domain(_domain(lb, ub))
+        return cp_model.IntVar(self._proto).with_name(name).with_domain(_domain(lb, ub))
 
     def new_bool_var(self, name: str) -> cp_model.IntVar:
-        return _IntVar(self._proto).with_name(name).with_domain(_BOOLEAN)
-
-
-_IntVar = cp_model.IntVar
+        return cp_model.IntVar(self._proto).with_name(name).with_domain(_BOOLEAN)
 
 
 @functools.lru_cache(maxsize=1024)
