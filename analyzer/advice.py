@@ -42,7 +42,7 @@ from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.result import LayDown
 from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules, load_rules
-from analyzer.turn import Moment, answer_turn, place_in_turn, play_with_discard, read_moment
+from analyzer.turn import Moment, Place, answer_turn, place_in_turn, play_with_discard, read_moment
 
 # ---- result objects --------------------------------------------------------------------------
 
@@ -184,6 +184,7 @@ def advise(
 
     before_draw = place.moment is Moment.BEFORE_DRAW
     lay_down = answer_turn(analyser, cards, place)  # first: the answer the budget serves before all else
+    shown = _within_unseen(lay_down, analyser, cards, seen_cards, place)
     if discards:  # every hand one card smaller that needs solving, two at a time
         whole = analyser.lay_down(cards, before_draw)
         analyser.prefetch_outs([_without(cards, card) for card in dict.fromkeys(cards)
@@ -197,7 +198,7 @@ def advise(
         buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
                                  turn=turn, buys_used=buys_used, bought_last=bought_last)
     unfinished = _unfinished(analyser, outs_complete, unranked, buy_advice)
-    return Advice(lay_down, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice,
+    return Advice(shown, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice,
                   outs_complete, unranked, unfinished)
 
 
@@ -254,6 +255,19 @@ def _outs(analyser: RoundSolver, cards: tuple[Card, ...], lay_down: LayDown,
         if rest_lay_down.cards_away == lay_down.cards_away:
             found |= outs
     return frozenset(found), complete
+
+
+def _within_unseen(lay_down: LayDown, analyser: RoundSolver, cards: tuple[Card, ...], seen: tuple[Card, ...],
+                   place: Place) -> LayDown:
+    """The answer to show: ``lay_down``, or, when its missing cards need copies the player has
+    seen (the hand, the seen cards and the missing ones would hold more than the deck), the
+    answer again with the missing cards drawn from the unseen copies only (it may be further)."""
+    held = Counter(cards) + Counter(seen) + Counter(lay_down.missing)
+    if all(held[card] <= deck_copies(card, analyser.deck) for card in lay_down.missing):
+        return lay_down
+    within = RoundSolver(analyser.rules, analyser.round_number, analyser.deck, analyser.time_limit,
+                         deadline=analyser.deadline, seen=seen)
+    return answer_turn(within, cards, place)
 
 
 def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:

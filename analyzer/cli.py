@@ -53,7 +53,7 @@ from analyzer.rules import (
     preset_key,
     read_rules_file,
 )
-from analyzer.turn import cards_off
+from analyzer.turn import cards_off, witness_turn_end
 from analyzer.words import plural as _plural
 
 PROG = "analyze"
@@ -562,10 +562,18 @@ def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
         return lines + _meld_lines(result.with_missing)
     lines = [f"Not {'this turn' if after_draw else 'yet'}: you are {_plural(away, 'card')} away.",
              f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}",
-             "and then you could lay down:", *_meld_lines(result.with_missing),
-             _left_line(let_go, sum(rules.points_of(card) for card in let_go), "You would keep",
-                        "Every card you hold would be melded.")]
-    return lines
+             "and then you could lay down:", *_meld_lines(result.with_missing)]
+    if not after_draw:
+        return lines + [_left_line(let_go, sum(rules.points_of(card) for card in let_go), "You would keep",
+                                   "Every card you hold would be melded.")]
+    # After the draw the witness is a whole turn's play: the melds, then its discard.
+    discard, kept = witness_turn_end(result, rules)
+    if discard is None:
+        return lines + ["and meld every card: you would go out without a discard."]
+    if not kept:
+        return lines + [f"and discard {discard.face}: you would go out."]
+    return lines + [f"and discard {discard.face}: you would keep {faces(kept)} "
+                    f"({_plural(sum(map(rules.points_of, kept)), 'point')})."]
 
 
 def render_advice(advice: Advice, rules: Rules, players: int | None = None, asked_rules: str | None = None) -> str:

@@ -97,14 +97,16 @@ class RoundSolver:
 
     def __init__(self, rules: Rules, round_number: int, deck: DeckRule, time_limit: float,
                  find_outs: OutsFinder | None = None, deadline: Deadline | None = None,
-                 work: float | None = None) -> None:
+                 work: float | None = None, seen: Iterable[Card] = ()) -> None:
         """``time_limit`` bounds each solver call; ``deadline``, when given, all of them
         together (a call then gets the lesser of the two). ``work`` (default: the caller's
-        ``deterministic_work``) bounds each call by CP-SAT's deterministic time too."""
+        ``deterministic_work``) bounds each call by CP-SAT's deterministic time too. ``seen``:
+        cards out of reach, which no lay-down's missing cards (its witness) may need."""
         self.rules, self.round_number, self.deck, self.time_limit = rules, round_number, deck, time_limit
         self.work = work if work is not None else work_limit()  # kept: solves may run on other threads
         self.deadline = deadline
         self.go_out = rules.round(round_number).go_out
+        self.seen = sorted_cards(seen)
         self._find_outs = find_outs
         self._find_outs_made = threading.Lock()
         self._lay_downs: dict[tuple[Key, int | None], LayDown] = {}  # with meld_at_most
@@ -151,7 +153,7 @@ class RoundSolver:
             with deterministic_work(self.work):
                 found = self._lay_downs[entry] = solver.solve_lay_down(
                     key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
-                    meld_at_most=meld_at_most)
+                    meld_at_most=meld_at_most, seen=self.seen)
         return found
 
     def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:

@@ -19,12 +19,12 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from analyzer.cards import Card, Rank, sorted_cards
-from analyzer.hand import HandError
+from analyzer.cards import ALL_CARD_KINDS, Card, Rank, sorted_cards
+from analyzer.hand import HandError, deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
@@ -145,15 +145,83 @@ def _answer(solver: RoundSolver, cards: tuple[Card, ...], moment: Moment) -> Lay
             leftover_points=play.leftover_points, cards_away=0, missing=(), with_missing=(),
             discard=play.discard, points_after_discard=play.points_after_discard, goes_out=play.goes_out)
     whole = solver.lay_down(cards)
-    if not whole.can_lay_down:
+    if solver.go_out or whole.cards_away is None:  # go-out rounds count draws: the witness goes out
         return whole
-    # The whole hand melds, but no legal discard ends the turn (every card melded where the rules
-    # require a discard to go out): how far the hand is once a card goes.
-    nearest = min((solver.lay_down(_without(cards, card), before_draw=True) for card in dict.fromkeys(cards)),
-                  key=lambda answer: math.inf if answer.cards_away is None else answer.cards_away)
-    away = None if nearest.cards_away is None else max(1, nearest.cards_away)
-    return dataclasses.replace(nearest, hand=cards, can_lay_down=False, melds=(), leftover=cards,
-                               leftover_points=solver.points(cards), cards_away=away)
+    return _not_this_turn(solver, cards, whole)
+
+
+def _not_this_turn(solver: RoundSolver, cards: tuple[Card, ...], whole: LayDown) -> LayDown:
+    """How far a hand after the draw is from a legal play of a turn, when it has none now: the
+    fewest cards that, added to the hand, give one, and the best such play as the witness
+    (docs/lay-down.md, "Not this turn").
+
+    The lay-down's own distance is the least it can be. Its witness is kept when the hand and
+    its missing cards have a legal play. Otherwise the play must leave a card to discard (one to
+    keep as well, where going out by discarding is forbidden): the lay-down that melds fewer of
+    the hand's cards says how many cards that takes. A hand that melds already, but has no legal
+    play (every card melded where a discard is required, or one card left where going out by
+    discarding is forbidden), is one card away: any card the deck still holds makes a legal play
+    of the whole hand's melds, so the best of them is the witness."""
+    rules = solver.rules
+    if not whole.can_lay_down:
+        play = best_turn(solver, cards + whole.missing)
+        if play is not None:
+            return dataclasses.replace(whole, with_missing=play.melds)
+        keep = 2 if rules.discard_to_go_out == "never" else 1
+        fewer = solver.lay_down(cards, meld_at_most=len(cards) - keep)
+        play = None if fewer.cards_away is None else best_turn(solver, cards + fewer.missing)
+        if play is None:
+            return dataclasses.replace(whole, cards_away=None, missing=(), with_missing=(),
+                                       proven_optimal=whole.proven_optimal and fewer.proven_optimal)
+        return dataclasses.replace(whole, cards_away=fewer.cards_away, missing=fewer.missing,
+                                   with_missing=play.melds,
+                                   proven_optimal=whole.proven_optimal and fewer.proven_optimal)
+    # Candidates in the witness's order of preference (a natural card before a wild one, the
+    # cheaper, then card order); a later one must keep fewer points, or as many with fewer
+    # before the discard. What the play of the hand and a card keeps is bounded below by the
+    # hand and card's own best lay-down, as in ``best_turn``, so most are never played out.
+    held = Counter(cards) + Counter(solver.seen)  # a missing card is a copy neither held nor seen
+    discard_needed = rules.discard_to_go_out == "required"
+    candidates = sorted((card for card in ALL_CARD_KINDS if held[card] < deck_copies(card, solver.deck)),
+                        key=lambda card: (rules.is_wild(card), rules.points_of(card), card.sort_key()))
+    best: tuple[tuple[int, int], Card, TurnPlay] | None = None
+    for card in candidates:
+        extended = cards + (card,)
+        least = min(map(rules.points_of, extended))
+        if best is not None and (0, least if discard_needed else 0) >= best[0]:
+            continue
+        most = max(map(rules.points_of, extended))
+        held_after = solver.lay_down(extended).leftover_points
+        kept_at_least = max(0, held_after - most)
+        before_at_least = max(held_after, kept_at_least + least if discard_needed or held_after else 0)
+        if best is not None and (kept_at_least, before_at_least) >= best[0]:
+            continue
+        play = best_turn(solver, extended)
+        if play is not None and (best is None or (play.points_after_discard, play.leftover_points) < best[0]):
+            best = (play.points_after_discard, play.leftover_points), card, play
+    if best is None:  # no card is left in the deck beyond this hand's copies
+        return dataclasses.replace(whole, can_lay_down=False, melds=(), leftover=cards,
+                                   leftover_points=solver.points(cards), cards_away=None, missing=(),
+                                   with_missing=())
+    _, card, play = best
+    return dataclasses.replace(whole, can_lay_down=False, melds=(), leftover=cards,
+                               leftover_points=solver.points(cards), cards_away=1, missing=(card,),
+                               with_missing=play.melds,
+                               proven_optimal=whole.proven_optimal and play.lay_down.proven_optimal)
+
+
+def witness_turn_end(answer: LayDown, rules: Rules) -> tuple[Card | None, tuple[Card, ...]]:
+    """After the draw, in a round without the go-out rule, the witness is a turn's play
+    (``_not_this_turn``): its discard (None when it melds every card) and the cards kept. The
+    discard is the costliest card the melds leave, a natural one before a wild one, then by card
+    order: the one the best play with those melds makes (``TurnPlay.merit``)."""
+    melded = Counter(card for meld in answer.with_missing for card in meld.cards)
+    left = list((Counter(answer.hand) + Counter(answer.missing) - melded).elements())
+    if not left:
+        return None, ()
+    discard = min(left, key=lambda card: (-rules.points_of(card), rules.is_wild(card), card.sort_key()))
+    left.remove(discard)
+    return discard, sorted_cards(left)
 
 
 def _without(cards: Sequence[Card], card: Card) -> tuple[Card, ...]:

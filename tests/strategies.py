@@ -117,3 +117,48 @@ def hands_around(draw: st.DrawFn, rules: Rules, min_size: int, max_size: int, pl
             or (c.suit in suits and c.rank in ranks)]
     indices = draw(st.lists(st.integers(0, len(pool) - 1), min_size=min_size, max_size=max_size, unique=True))
     return tuple(pool[i] for i in indices)
+
+
+@st.composite
+def turn_hands(draw: st.DrawFn, rule_sets: list[Rules]) -> tuple[Rules, int, str, tuple[Card, ...]]:
+    """A rule set, a round, a moment of the turn and a hand of exactly the size that moment
+    gives (no buys), built from the round's contract: its melds, some made longer, a card
+    dropped or swapped for a wild one now and then, and stray cards to fill up. Hands that meld
+    every card, or all but one, are common: where the rules want a discard, or forbid going out
+    by discarding, such hands may have no legal play this turn."""
+    rules = draw(st.sampled_from(rule_sets))
+    round_number = draw(st.integers(1, len(rules.rounds)))
+    moment = draw(st.sampled_from(["before-draw", "after-draw"]))
+    size = rules.round(round_number).deal + (moment == "after-draw")
+    deck = rules.deck_for(None)
+    melds: list[list[Card]] = []
+    for spec in rules.round(round_number).contract:
+        if spec.kind == MeldKind.RUN:
+            suit = draw(st.sampled_from(list(Suit)))
+            first = draw(st.integers(1, 14 - spec.size))
+            melds.append([Card(Rank(1 + (first + offset - 1) % 13), suit) for offset in range(spec.size)])
+        else:
+            rank = draw(st.sampled_from(list(Rank)))
+            melds.append([Card(rank, draw(st.sampled_from(list(Suit)))) for _ in range(spec.size)])
+    cards = [card for meld in melds for card in meld]
+    while len(cards) < size:
+        choice = draw(st.integers(0, 3))
+        meld = melds[draw(st.integers(0, len(melds) - 1))]
+        if choice < 2 and meld[0].rank != meld[-1].rank and int(meld[-1].rank or 0) < 13:
+            meld.append(Card(Rank(int(meld[-1].rank or 0) + 1), meld[-1].suit))  # a run one longer
+            cards.append(meld[-1])
+        elif choice < 2 and meld[0].rank == meld[-1].rank:
+            cards.append(Card(meld[0].rank, draw(st.sampled_from(list(Suit)))))  # a set one longer
+        else:
+            cards.append(draw(st.sampled_from(ALL_CARD_KINDS)))  # a stray card
+    if draw(st.booleans()):
+        cards[draw(st.integers(0, len(cards) - 1))] = draw(st.sampled_from([JOKER, Card(Rank.TWO, Suit.CLUBS)]))
+    if draw(st.booleans()):
+        del cards[draw(st.integers(0, len(cards) - 1))]
+    cards = within_deck(cards, deck)
+    pool = deck_cards(deck)
+    while len(cards) < size:
+        card = pool[draw(st.integers(0, len(pool) - 1))]
+        if cards.count(card) < deck_copies(card, deck):
+            cards.append(card)
+    return rules, round_number, moment, tuple(cards[:size])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 
 from analyzer.cards import Card, sorted_cards
 from analyzer.result import LayDown, PlacedMeld
@@ -28,15 +29,18 @@ from analyzer.solver.translate import (
 
 
 def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-                   time_limit: float, *, before_draw: bool = False, meld_at_most: int | None = None) -> LayDown:
+                   time_limit: float, *, before_draw: bool = False, meld_at_most: int | None = None,
+                   seen: Iterable[Card] = ()) -> LayDown:
     """Best lay-down, or cards away with a witness, for an already checked hand.
 
     In a go-out round the hand is counted in draws (docs/lay-down.md): the melds hold as many
     cards as the hand (after the draw) or one more (``before_draw``), some of them missing
     cards, which are the draws; the hand's cards they leave out are let go (discarded on the
     way). Elsewhere ``before_draw`` changes nothing. ``meld_at_most``: the melds may hold at most this many of the hand's cards
-    (a player who may not go out by discarding keeps two cards, one of them to discard)."""
-    return best_lay_down(make_problem(hand, rules, round_number, deck, before_draw, meld_at_most), time_limit)[0]
+    (a player who may not go out by discarding keeps two cards, one of them to discard).
+    ``seen``: cards out of reach (seen on the table): missing cards are only copies beyond them."""
+    return best_lay_down(make_problem(hand, rules, round_number, deck, before_draw, meld_at_most, seen),
+                         time_limit)[0]
 
 
 def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = None) -> tuple[LayDown, Model | None]:

@@ -96,6 +96,7 @@ class Problem:
     # missing ones (the hand's size, one more before the draw). None in other rounds.
     target: int | None = None
     meld_at_most: int | None = None  # the melds hold at most this many of the hand's cards
+    seen: dict[Card, int] = field(default_factory=dict)  # copies out of reach (seen elsewhere)
 
     @property
     def run_specs(self) -> list[MeldSpec]:
@@ -130,12 +131,14 @@ class Problem:
                 and rules.wilds_may_outnumber_naturals)
 
     def spare(self, card: Card) -> int:
-        """Copies of ``card`` the deck holds beyond the hand's: what a missing card can be."""
-        return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0))
+        """Copies of ``card`` the deck holds beyond the hand's and the seen ones: what a missing
+        card can be."""
+        return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0) - self.seen.get(card, 0))
 
 
 def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-                 before_draw: bool = False, meld_at_most: int | None = None) -> Problem:
+                 before_draw: bool = False, meld_at_most: int | None = None,
+                 seen: Iterable[Card] = ()) -> Problem:
     rule = rules.round(round_number)
     hand = sorted_cards(hand)
     counts = Counter(hand)
@@ -154,6 +157,7 @@ def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: 
         positions=rules.run_positions(),
         target=len(hand) + (1 if before_draw else 0) if rule.go_out else None,
         meld_at_most=meld_at_most,
+        seen=dict(Counter(seen)),
     )
 
 
@@ -970,7 +974,7 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     missing_jokers = None
     wild_limit: cp_model.LinearExprT = wilds
     if strict_deck:
-        spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+        spare_jokers = problem.spare(JOKER)
         missing_jokers = model.new_int_var(0, min(spare_jokers, longest), f"{name}.missing_jokers")
         wild_limit = wilds + missing_jokers
     slot = RunSlot(spec, suit, start, end, covers, uses, wilds, missing_jokers)
@@ -1058,7 +1062,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
     absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
     ranks = set_ranks if all_ranks else [r for r in set_ranks if r in held_ranks or r in absent]
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
-    spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+    spare_jokers = problem.spare(JOKER)
     big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
     # Missing cards only ever make up a shortfall; but in a go-out round, where the melds' size
     # is fixed, a drawn card may be what makes a set longer.
@@ -1141,7 +1145,7 @@ def _set_label(group: str, what: str, named: Card | Rank) -> str:
 def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot],
                         sets: list[SetGroup]) -> None:
     """Missing cards must exist: per card, no more missing copies than the deck has left."""
-    spare_jokers = max(0, problem.deck.jokers - problem.counts.get(JOKER, 0))
+    spare_jokers = problem.spare(JOKER)
     model.add(sum(s.missing_jokers for s in runs if s.missing_jokers is not None)
               + sum(sum(g.missing_jokers.values()) for g in sets) <= spare_jokers)
     # In runs, place wild-like cards (the hand's wilds, missing jokers) position by position;
@@ -1167,14 +1171,13 @@ def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[Ru
         run_missing_of_rank: list[cp_model.LinearExprT] = []
         for s in SUITS:
             card = Card(rank, s)
-            spare = max(0, deck_copies(card, problem.deck) - problem.counts.get(card, 0))
+            spare = problem.spare(card)
             here = [v for p in ((LOW_ACE, HIGH_ACE) if rank == Rank.ACE else (int(rank),))
                     for v in missing_at.get((s, p), [])]
             if here:
                 model.add(sum(here) <= spare)
             run_missing_of_rank += here
-        spare_of_rank = sum(max(0, deck_copies(Card(rank, s), problem.deck) - problem.counts.get(Card(rank, s), 0))
-                            for s in SUITS)
+        spare_of_rank = sum(problem.spare(Card(rank, s)) for s in SUITS)
         model.add(sum(run_missing_of_rank) + sum(g.missing[rank] for g in sets if rank in g.missing)
                   <= spare_of_rank)
 

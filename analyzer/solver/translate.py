@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model, cp_model_helper
 
 from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
-from analyzer.hand import deck_copies
 from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules, SameSuitRuns
 from analyzer.solver.model import (
@@ -159,7 +158,7 @@ class Spare(dict[Card, int]):
         self.problem = problem
 
     def __missing__(self, card: Card) -> int:
-        self[card] = max(0, deck_copies(card, self.problem.deck) - self.problem.counts.get(card, 0))
+        self[card] = self.problem.spare(card)
         return self[card]
 
 
