@@ -40,7 +40,7 @@ _HOMES = {
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
-    "analyzer.question": ("Question", "QuestionError", "answer"),
+    "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
@@ -66,6 +66,7 @@ __all__ = [
     "EventKind",
     "HandError",
     "LayDown",
+    "Limits",
     "MeldKind",
     "MeldSpec",
     "Moment",
@@ -112,7 +113,7 @@ if TYPE_CHECKING:
     from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
-    from analyzer.question import Question, QuestionError, answer
+    from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.rules import (
         PRESETS,

@@ -35,10 +35,10 @@ from analyzer import (
     load_rules,
 )
 from analyzer.advice import Advice
-from analyzer.arguments import MAX_TIME_LIMIT
+from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN
 from analyzer.files import open_regular_file
-from analyzer.question import BUY_ONLY, DEFAULT_RULES, FIELDS, SAMPLE, ask
+from analyzer.question import DEFAULT_RULES, SAMPLE, ask
 from analyzer.render import render_advice, render_rule_set, render_rule_sets, rules_title
 from analyzer.rules import PRESETS, parse_rules_text, preset_key, read_rules_file
 

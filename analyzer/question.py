@@ -8,11 +8,11 @@ checked all at once, and its answer, the JSON that ``analyze --json`` prints.
 
 Every field a person got wrong is named at once in one ``QuestionError``::
 
-    >>> Question.from_json({"hand": "7H 8X", "round": "2", "seed": 4})
+    >>> Question.from_json({"hand": "7H 8X", "round": "2"})
     Traceback (most recent call last):
     ...
-    analyzer.question.QuestionError: round: expected a whole number, not '2'; \
-seed: "seed" goes with "buy" (the offered card, e.g. "buy": "9H")
+    analyzer.question.QuestionError: hand: unknown card '8X' (card 2, line 1); \
+round: expected a whole number, not '2'
 
 The command line, its batches, the web page and the web API all read questions here; what a
 caller adds (a server's caps, a command line's defaults) comes in as ``limits`` and ``defaults``.
@@ -20,7 +20,6 @@ caller adds (a server's caps, a command line's defaults) comes in as ``limits`` 
 
 from __future__ import annotations
 
-import enum
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ from typing import Any
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer.advice import Advice
 from analyzer.api import advise, analyze
-from analyzer.arguments import MAX_TIME_LIMIT, cards_argument
+from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT, Kind, cards_argument
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_simulation
 from analyzer.cards import Card, sorted_cards
 from analyzer.hand import HandError, check_deck, read_hand
@@ -37,24 +36,6 @@ from analyzer.result import LayDown
 from analyzer.rules import Rules, RulesError, load_rules, preset
 from analyzer.turn import Moment, place_in_turn
 
-
-class Kind(enum.Enum):
-    """What a field's JSON value is, in the words an error uses."""
-
-    TEXT = "text"
-    WHOLE = "a whole number"
-    SECONDS = "a number of seconds"
-    FLAG = "true or false"
-
-
-# The fields in the order ``analyze --help`` and the README give them.
-FIELDS: dict[str, Kind] = {
-    "hand": Kind.TEXT, "rules": Kind.TEXT, "round": Kind.WHOLE, "players": Kind.WHOLE, "moment": Kind.TEXT,
-    "time_limit": Kind.SECONDS, "seen": Kind.TEXT, "outs": Kind.FLAG, "discards": Kind.FLAG, "buy": Kind.TEXT,
-    "turn": Kind.WHOLE, "horizon": Kind.WHOLE, "rollouts": Kind.WHOLE, "seed": Kind.WHOLE, "buys_used": Kind.WHOLE,
-    "bought_last": Kind.FLAG,
-}
-BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")  # the buy verdict's options
 DEFAULT_RULES = "progressive"
 SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
 MAX_DIGITS = 9  # a whole number of a sensible size (never 5000 digits)
@@ -197,7 +178,8 @@ class _Reading:
         hand = None
         if rules is None and values["hand"] is not None:  # its cards at least: the deck is not known
             self.check("hand", lambda: cards_argument(values["hand"], "the hand"))
-        if rules is not None and "players" not in self.errors and values["hand"] is not None:
+        if rules is not None and values["hand"] is not None:
+            players = None if "players" in self.errors else players  # counted in the largest deck
             deck = rules.deck_for(players)
             hand = self.check("hand", lambda: read_hand(values["hand"], rules, players))
             if hand is not None and number is not None and "round" not in self.errors:
@@ -250,7 +232,10 @@ class _Reading:
         return None
 
     def rule_set(self, name: str) -> Rules:
-        return load_rules(name) if self.limits.rule_files else preset(name)
+        """A preset (checked once, by ``analyze``) or, where the limits allow files, a rules file."""
+        if self.limits.rule_files and name.lower().endswith(".toml"):
+            return load_rules(name)
+        return preset(name)
 
     def moment(self, text: str | None) -> Moment | None:
         if text is None:
@@ -262,7 +247,7 @@ class _Reading:
         return None
 
     def time_limit(self, value: float | None) -> float | None:
-        cap = self.limits.time_limit
+        cap = min(self.limits.time_limit, MAX_TIME_LIMIT)
         if value is None:
             return min(DEFAULT_TIME_LIMIT, cap)
         if not (math.isfinite(value) and 0 < value <= cap):

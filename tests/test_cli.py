@@ -20,12 +20,11 @@ import pytest
 
 from analyzer import advise, analyze, load_rules
 from analyzer.cards import Card, faces
+from analyzer.render import render
 from analyzer.result import PlacedMeld
-from analyzer.rules import MeldKind
+from analyzer.rules import ALIASES, MeldKind
 from analyzer.validate import validate_lay_down
 from tests.test_presets_golden import GOLDEN
-from analyzer.render import render
-from analyzer.rules import ALIASES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "analyzer" / "examples"
@@ -380,7 +379,8 @@ def test_list_rules_shows_every_preset_as_rules_md_has_it() -> None:
         block = blocks[name]
         text = " ".join(block.split())
         assert f"seed {want['source']}" in text or f"seeds {want['source']}" in text
-        fields = {key: value for key, value in re.findall(r"^ {4}(\w+): (.*?)(?=^ {4}\w+:|\Z)", block, re.M | re.S)}
+        fields = {key: value for key, value in re.findall(r"^ {4}(\w+): (.*?)(?=^ {4}\w+:|\Z)", block,
+                                                           re.MULTILINE | re.DOTALL)}
         fields = {key: " ".join(value.split()) for key, value in fields.items()}
         assert players_in(fields["players"]) == want["decks"], name
         melds = fields["melds"]
