@@ -38,7 +38,7 @@ from analyzer.advice import Advice
 from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN
 from analyzer.files import open_regular_file
-from analyzer.question import DEFAULT_RULES, SAMPLE, ask
+from analyzer.question import DEFAULT_RULES, MAX_DIGITS, SAMPLE, ask
 from analyzer.render import render_advice, render_rule_set, render_rule_sets, rules_title
 from analyzer.rules import PRESETS, parse_rules_text, preset_key, read_rules_file
 
@@ -46,7 +46,6 @@ PROG = "analyze"
 MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
 MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
-MAX_NUMBER_DIGITS = 9  # --round, --players...: a whole number of at most this many digits
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
@@ -84,11 +83,12 @@ def _is_time_limit(value: float) -> bool:
 
 
 def _whole_number(text: str) -> int:
-    """``--round``, ``--players``...: a whole number of a sensible size (never 5000 digits)."""
+    """``--round``, ``--players``...: a whole number of a sensible size (never 5000 digits), as
+    a question's fields are."""
     digits = text.strip().lstrip("+-")
-    if not digits.isdigit() or len(digits) > MAX_NUMBER_DIGITS:
+    if not digits.isdigit() or len(digits) > MAX_DIGITS:
         shown = text if len(text) <= 20 else text[:17] + "..."
-        raise argparse.ArgumentTypeError(f"a whole number of at most {MAX_NUMBER_DIGITS} digits, not {shown!r}")
+        raise argparse.ArgumentTypeError(f"a whole number of at most {MAX_DIGITS} digits, not {shown!r}")
     return int(text)
 
 

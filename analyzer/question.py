@@ -99,10 +99,9 @@ class Question:
         Raises ``QuestionError`` naming every bad field."""
         if not isinstance(obj, dict):
             raise QuestionError({"request": f"expected a JSON object such as {SAMPLE}, not {_shown(obj)}"})
-        unknown = sorted(set(obj) - set(FIELDS), key=str)
-        if unknown:
-            name = str(unknown[0])
-            raise QuestionError({name: f"unknown field {name!r}; the fields are {', '.join(FIELDS)}"})
+        unknown = [name for name in obj if name not in FIELDS]
+        if unknown:  # a misspelt field: its value would be taken for a default's, never read
+            raise QuestionError({name: f"unknown field {name!r}; the fields are {', '.join(FIELDS)}" for name in unknown})
         given = {**(defaults or {}), **{name: value for name, value in obj.items() if value is not None}}
         return _Reading(given, limits).question()
 

@@ -110,6 +110,13 @@ def test_a_bad_rule_set_still_names_the_bad_cards() -> None:
     assert "'no-such-rules'" in caught.value.fields["rules"] and "'8X'" in caught.value.fields["hand"]
 
 
+def test_every_unknown_field_is_named() -> None:
+    with pytest.raises(QuestionError) as caught:
+        Question.from_json({"hand": LAY_DOWN, "round": "2", "player": 4, "colour": "red"})
+    assert list(caught.value.fields) == ["player", "colour"]
+    assert str(caught.value).count("unknown field") == 2
+
+
 def test_what_is_no_field_is_refused_before_the_fields() -> None:
     for job, name, words in ([LAY_DOWN, 2], "request", "expected a JSON object"), \
                             ({"hand": LAY_DOWN, "round": 2, "player": 4}, "player", "unknown field 'player'"):
