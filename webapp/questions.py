@@ -35,8 +35,8 @@ def server_limits() -> Limits:
 
 
 def read_json(job: Any) -> Question:
-    """The API's JSON object: the fields of an ``analyze --batch`` line; no time limit is the
-    server's."""
+    """The API's JSON object: the fields of an ``analyze --batch`` line; a question that gives
+    no time limit gets the server's."""
     limits = server_limits()
     return Question.from_json(job, defaults={"time_limit": limits.time_limit}, limits=limits)
 
