@@ -13,6 +13,13 @@ and advice for a hand that is not there yet (``advise``: outs, the discard table
     >>> advice = advise("7H 8H 10H 5C 5D 5S", "progressive", 2, players=4)
     >>> advice.lay_down.cards_away, [(out.card.token, out.unseen) for out in advice.outs]
     (1, [('9H', 2), ('JK', 1)])
+
+and one question as data, the fields of an ``analyze --batch`` line, answered with the JSON of
+``analyze --json`` (``Question.from_json`` names every bad field at once)::
+
+    >>> from analyzer import Question, answer
+    >>> answer(Question.from_json({"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}))["leftover_points"]
+    0
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ _HOMES = {
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
+    "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
@@ -58,6 +66,7 @@ __all__ = [
     "EventKind",
     "HandError",
     "LayDown",
+    "Limits",
     "MeldKind",
     "MeldSpec",
     "Moment",
@@ -68,6 +77,8 @@ __all__ = [
     "PlacedMeld",
     "Policy",
     "Position",
+    "Question",
+    "QuestionError",
     "Rank",
     "Rules",
     "RulesError",
@@ -79,6 +90,7 @@ __all__ = [
     "Verdict",
     "advise",
     "analyze",
+    "answer",
     "check_rules",
     "deterministic_work",
     "end_on_interrupt",
@@ -96,11 +108,12 @@ if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
     from analyzer.api import advise, analyze
     from analyzer.arguments import OptionError
-    from analyzer.command import end_on_interrupt
     from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
+    from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
+    from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.rules import (
         PRESETS,

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer import advice as _advice
 from analyzer.advice import Advice
 from analyzer.arguments import (
+    ARGUMENT_NAMES,
+    FIELDS,
+    Kind,
     cards_argument,
     flag,
     offered_card,
@@ -79,7 +82,34 @@ def _rules_checked(rules: str | Rules) -> Rules:
     return rule_set
 
 
+def _checks(function: Callable[..., Any]) -> dict[str, Callable[[Any], Any]]:
+    """The check of each argument of ``function`` that is a question's field, by the field's
+    kind: a TypeError naming the argument for a wrong type (None allowed where it is the
+    default), the value as the analyser takes it."""
+    parameters = inspect.signature(function).parameters
+    checks: dict[str, Callable[[Any], Any]] = {}
+    for field, kind in FIELDS.items():
+        name = ARGUMENT_NAMES.get(field, field)
+        if name not in parameters:
+            continue
+        optional = parameters[name].default is None
+        if kind is Kind.WHOLE:
+            checks[name] = functools.partial(optional_whole_number if optional else whole_number, name=name)
+        elif kind is Kind.FLAG:
+            checks[name] = functools.partial(flag, name=name)
+        elif kind is Kind.SECONDS:
+            checks[name] = _none_or(time_limit_in_seconds) if optional else time_limit_in_seconds
+    checks.update({"rules": rules_in_use, "seen": lambda value: cards_argument(value, "the seen cards"),
+                   "buy": offered_card})  # the texts a Python caller may also give as values
+    return {name: check for name, check in checks.items() if name in parameters}
+
+
+def _none_or(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else check(value)
+
+
 _ADVISE = inspect.signature(_advice.advise)
+_ADVISE_CHECKS = _checks(_advice.advise)
 
 
 @functools.wraps(_advice.advise)
@@ -87,21 +117,7 @@ def advise(*args: Any, **kwargs: Any) -> Advice:
     # The arguments are checked here, as ``analyze`` checks its own, then handed on: wrong types
     # are a TypeError naming the argument, a Rules value passes check_rules.
     given = _ADVISE.bind(*args, **kwargs).arguments
-    given["rules"] = rules_in_use(given.get("rules", "progressive"))
-    for name in ("round_number", "turn", "rollouts", "seed", "buys_used"):
+    for name, check in _ADVISE_CHECKS.items():
         if name in given:
-            whole_number(given[name], name)
-    if "horizon" in given:
-        optional_whole_number(given["horizon"], "horizon")
-    if "players" in given:
-        optional_whole_number(given["players"], "players")
-    for name in ("discards", "bought_last"):
-        if name in given:
-            flag(given[name], name)
-    if given.get("time_limit") is not None:
-        given["time_limit"] = time_limit_in_seconds(given["time_limit"])
-    if "seen" in given:
-        given["seen"] = cards_argument(given["seen"], "the seen cards")
-    if "buy" in given:
-        given["buy"] = offered_card(given["buy"])
+            given[name] = check(given[name])
     return _advice.advise(**given)

@@ -4,6 +4,7 @@ names the argument, values out of range a ``ValueError`` subclass (``RulesError`
 
 from __future__ import annotations
 
+import enum
 import math
 from typing import Any
 
@@ -12,6 +13,27 @@ from analyzer.hand import HandError
 from analyzer.rules import Rules, check_rules, load_rules
 
 MAX_TIME_LIMIT = 3600.0  # seconds; an hour for one solver call is already far past any real hand
+
+
+class Kind(enum.Enum):
+    """What a question's field is, in the words an error about its JSON value uses."""
+
+    TEXT = "text"
+    WHOLE = "a whole number"
+    SECONDS = "a number of seconds"
+    FLAG = "true or false"
+
+
+# A question's fields (``analyzer.Question``, a batch line, the web API), in the order the
+# command's help gives them; ``analyze`` and ``advise`` take them by these names but the round's.
+FIELDS: dict[str, Kind] = {
+    "hand": Kind.TEXT, "rules": Kind.TEXT, "round": Kind.WHOLE, "players": Kind.WHOLE, "moment": Kind.TEXT,
+    "time_limit": Kind.SECONDS, "seen": Kind.TEXT, "outs": Kind.FLAG, "discards": Kind.FLAG, "buy": Kind.TEXT,
+    "turn": Kind.WHOLE, "horizon": Kind.WHOLE, "rollouts": Kind.WHOLE, "seed": Kind.WHOLE, "buys_used": Kind.WHOLE,
+    "bought_last": Kind.FLAG,
+}
+ARGUMENT_NAMES = {"round": "round_number"}  # a field's name as a Python argument, where it differs
+BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")  # the buy verdict's options
 
 
 class OptionError(ValueError):

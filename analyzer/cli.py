@@ -11,66 +11,46 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import functools
+import dataclasses
 import io
 import json
 import math
 import os
 import stat
 import sys
-import textwrap
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from typing import IO, Any, NoReturn
 
 from analyzer import (
     DEFAULT_TIME_LIMIT,
-    Advice,
     AdviceError,
     HandError,
-    LayDown,
     Moment,
     OptionError,
-    PlacedMeld,
-    Rules,
+    Question,
+    QuestionError,
     RulesError,
-    advise,
-    analyze,
+    answer,
     load_rules,
 )
-from analyzer.advice import DiscardRow
-from analyzer.arguments import MAX_TIME_LIMIT
-from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, BuyAdvice, Verdict
-from analyzer.cards import Card, Rank, faces
+from analyzer.advice import Advice
+from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT
+from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN
 from analyzer.files import open_regular_file
-from analyzer.rules import (
-    ALIASES,
-    PRESETS,
-    ContractMode,
-    DeckRule,
-    Points,
-    parse_rules_text,
-    preset_key,
-    read_rules_file,
-)
-from analyzer.turn import cards_off, witness_turn_end
-from analyzer.words import plural as _plural
+from analyzer.question import DEFAULT_RULES, MAX_DIGITS, SAMPLE, ask
+from analyzer.render import render_advice, render_rule_set, render_rule_sets, rules_title
+from analyzer.rules import PRESETS, parse_rules_text, preset_key, read_rules_file
 
 PROG = "analyze"
-DEFAULT_RULES = "progressive"
 MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything larger before reading it
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
 MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
-MAX_NUMBER_DIGITS = 9  # --round, --players...: a whole number of at most this many digits
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
-BATCH_FIELDS = ("hand", "round", "rules", "players", "moment", "time_limit", "seen", "outs", "discards", "buy", "turn",
-                "horizon", "rollouts", "seed", "buys_used", "bought_last")
-BATCH_SAMPLE = '{"hand": "7H 8H 9H 10H 5C 5D 5S", "round": 2}'
-FACE = "face value"
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
 
-USER_ERRORS = (HandError, RulesError, AdviceError, OptionError)  # ValueErrors the API documents
+USER_ERRORS = (QuestionError, HandError, RulesError, AdviceError, OptionError)  # ValueErrors the API documents
 
 
 class UsageError(Exception):
@@ -103,11 +83,12 @@ def _is_time_limit(value: float) -> bool:
 
 
 def _whole_number(text: str) -> int:
-    """``--round``, ``--players``...: a whole number of a sensible size (never 5000 digits)."""
+    """``--round``, ``--players``...: a whole number of a sensible size (never 5000 digits), as
+    a question's fields are."""
     digits = text.strip().lstrip("+-")
-    if not digits.isdigit() or len(digits) > MAX_NUMBER_DIGITS:
+    if not digits.isdigit() or len(digits) > MAX_DIGITS:
         shown = text if len(text) <= 20 else text[:17] + "..."
-        raise argparse.ArgumentTypeError(f"a whole number of at most {MAX_NUMBER_DIGITS} digits, not {shown!r}")
+        raise argparse.ArgumentTypeError(f"a whole number of at most {MAX_DIGITS} digits, not {shown!r}")
     return int(text)
 
 
@@ -159,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     advice.add_argument("--bought-last", action="store_true",
                         help="with --buy: the last card bought this round was bought by you")
     parser.add_argument("--batch", metavar="FILE.jsonl",
-                        help=f"analyse one JSON object per line, e.g. {BATCH_SAMPLE}; one JSON line out per "
+                        help=f"analyse one JSON object per line, e.g. {SAMPLE}; one JSON line out per "
                         "line in; the other options are the defaults (the fields are named like them: "
                         "\"seen\", \"discards\": true, \"buy\": \"9H\", \"buys_used\"...)")
     parser.add_argument("--list-rules", action="store_true",
@@ -237,7 +218,7 @@ def list_rules(args: argparse.Namespace) -> int:
         _write(render_rule_set(rules, f"{rules.name} (read from {args.rules}, based on {preset_key(base)}; "
                                       f"fields it does not set are {preset_key(base)}'s)"))
     else:
-        _write(render_rule_set(rules, _rules_title(rules.name)))
+        _write(render_rule_set(rules, rules_title(rules.name)))
     return 0
 
 
@@ -250,50 +231,26 @@ def run_one(args: argparse.Namespace) -> int:
         round_number = EXAMPLE_ROUND
     if round_number is None:
         raise UsageError("missing --round: say which round the hand is for, e.g. --round 6")
-    rules = load_rules(args.rules or DEFAULT_RULES)
+    stray = [name for name in BUY_ONLY if getattr(args, name) not in (None, False)]
+    if args.buy is None and stray:
+        raise UsageError(f"{'--' + stray[0].replace('_', '-')} goes with --buy CARD")
     if args.example:
         text = resources.files("analyzer").joinpath("examples", EXAMPLE_FILE).read_text(encoding="utf-8")
     else:
         text = read_hand_file(args.hand_file)
-    options, asked = _advice_options(vars(args))
-    if args.json and not asked:
-        _write(json.dumps(analyze(text, rules, round_number, args.players, args.time_limit, args.moment).to_dict()))
+    question = Question.from_json({**_options(args), "hand": text, "round": round_number})
+    if args.json:
+        _write(json.dumps(answer(question)))
         return 0
-    advice = advise(text, rules, round_number, args.players, time_limit=args.time_limit, moment=args.moment,
-                    **options)
-    _write(json.dumps(advice.to_dict()) if args.json else
-           render_advice(advice, rules, args.players, asked_rules=args.rules))
+    advice = ask(dataclasses.replace(question, outs=True))  # the text always shows the outs
+    assert isinstance(advice, Advice)
+    _write(render_advice(advice, question.rules, args.players, asked_rules=args.rules))
     return 0
 
 
-ADVICE_DEFAULTS: dict[str, Any] = {
-    "seen": None, "outs": False, "discards": False, "buy": None, "turn": None, "horizon": None, "rollouts": None,
-    "seed": None, "buys_used": None, "bought_last": False,
-}
-BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")
-
-
-def _advice_options(given: dict[str, Any], batch: bool = False) -> tuple[dict[str, Any], bool]:
-    """The keyword arguments of ``advise`` from the command line's (or a batch line's) options,
-    and whether the JSON answer carries the advice keys (the outs, seen cards, table or a buy).
-    Errors name the options as the user wrote them: flags, or a batch line's JSON fields."""
-    options = {key: given.get(key, default) for key, default in ADVICE_DEFAULTS.items()}
-    if options["buy"] is None:
-        stray = [key for key in BUY_ONLY if options[key] not in (None, False)]
-        if stray and batch:
-            raise UsageError(f"\"{stray[0]}\" goes with \"buy\" (the offered card, e.g. \"buy\": \"9H\")")
-        if stray:
-            raise UsageError(f"{'--' + stray[0].replace('_', '-')} goes with --buy CARD")
-    chosen: dict[str, Any] = {
-        "seen": options["seen"] or (),
-        "discards": bool(options["discards"]),
-        "buy": options["buy"],
-        "bought_last": bool(options["bought_last"]),
-    }
-    chosen.update({key: options[key] for key in ("turn", "horizon", "rollouts", "seed", "buys_used")
-                   if options[key] is not None})
-    asked = bool(options["outs"] or options["seen"] or options["discards"] or options["buy"])
-    return chosen, asked
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    """The question's fields the command line gives, as JSON values (a batch line's defaults)."""
+    return {name: value for name, value in vars(args).items() if name in FIELDS}
 
 
 def read_hand_file(name: str) -> str:
@@ -364,24 +321,24 @@ def run_batch(args: argparse.Namespace) -> int:
     """One JSON line out per non-blank line in, in order (a blank line is skipped, with no output
     line); a bad line gets ``{"error": "line N: ..."}`` and the rest go on. Bad lines are then
     summed up on stderr, with exit status 2."""
-    rules_for = functools.lru_cache(maxsize=None)(load_rules)  # each distinct rule set read once
+    defaults = _options(args)
     errors: list[str] = []
-    answered = 0
+    asked = 0
     with _opened(args.batch, "standard input" if args.batch == "-" else f"batch file {args.batch!r}") as stream:
         for number, (line, whole) in enumerate(_batch_lines(stream), start=1):
             if whole and not line.strip():
                 continue
-            answered += 1
+            asked += 1
             try:
                 if not whole:
                     raise UsageError(f"the line is longer than {MAX_LINE_BYTES // 1024} KiB")
-                answer = _batch_answer(line, args, rules_for)
+                answered = answer(Question.from_json(_batch_job(line), defaults=defaults))
             except (UsageError, *USER_ERRORS) as error:
-                answer = {"error": f"line {number}: {_one_line(str(error))}"}
-                errors.append(answer["error"])
-            _write(json.dumps(answer))
+                answered = {"error": f"line {number}: {_one_line(str(error))}"}
+                errors.append(answered["error"])
+            _write(json.dumps(answered))
     if errors:
-        raise UsageError(f"{len(errors)} of {answered} batch lines had errors, the first at {errors[0]}")
+        raise UsageError(f"{len(errors)} of {asked} batch lines had errors, the first at {errors[0]}")
     return 0
 
 
@@ -404,399 +361,20 @@ def _batch_lines(stream: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
         raise UsageError(f"the batch cannot be read: {error.strerror or error}") from None
 
 
-def _batch_answer(line: bytes, defaults: argparse.Namespace, rules_for: Callable[[str], Rules]) -> dict[str, Any]:
+def _batch_job(line: bytes) -> Any:
+    """A batch line's JSON value."""
     try:
         text = line.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise UsageError("the line is not UTF-8 text") from None
     try:
-        job = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
-        raise UsageError(f"not JSON ({error.msg} at column {error.colno}); expected e.g. {BATCH_SAMPLE}") from None
+        raise UsageError(f"not JSON ({error.msg} at column {error.colno}); expected e.g. {SAMPLE}") from None
     except RecursionError:
         raise UsageError("the JSON is nested too deeply; each line is one flat object") from None
     except ValueError:  # an integer of thousands of digits
         raise UsageError("the line holds a number far too large") from None
-    if not isinstance(job, dict):
-        raise UsageError(f"expected a JSON object such as {BATCH_SAMPLE}, not {text.strip()[:40]!r}")
-    unknown = sorted(set(job) - set(BATCH_FIELDS))
-    if unknown:
-        raise UsageError(f"unknown field {unknown[0]!r}; the fields are {', '.join(BATCH_FIELDS)}")
-    hand = _field(job, "hand", str, None, "text such as \"7H 8H 9H JK\"")
-    round_number = _field(job, "round", int, defaults.round, "a whole number")
-    rules_name = _field(job, "rules", str, defaults.rules or DEFAULT_RULES, "a rule set name or a .toml file")
-    players = _field(job, "players", int, defaults.players, "a whole number")
-    time_limit = _field(job, "time_limit", (int, float), defaults.time_limit, "a number of seconds")
-    moment = _field(job, "moment", str, defaults.moment, "\"before-draw\" or \"after-draw\"")
-    if hand is None:
-        raise UsageError("missing \"hand\"")
-    if round_number is None:
-        raise UsageError("missing \"round\" (or give --round for every line)")
-    if not _is_time_limit(time_limit):
-        raise UsageError(f"\"time_limit\" is a number of seconds above 0 and at most {MAX_TIME_LIMIT:g}, "
-                         f"not {json.dumps(time_limit)[:40]}")
-    given = {key: value for key, value in vars(defaults).items() if key in ADVICE_DEFAULTS}
-    for key, kinds, expected in (("seen", str, "text such as \"9H 9C\""), ("buy", str, "a card such as \"9H\""),
-                                 ("turn", int, "a whole number"),
-                                 ("horizon", int, "a whole number"), ("rollouts", int, "a whole number"),
-                                 ("seed", int, "a whole number"), ("buys_used", int, "a whole number")):
-        given[key] = _field(job, key, kinds, given[key], expected)
-    for key in ("outs", "discards", "bought_last"):
-        given[key] = _flag(job, key, given[key])
-    options, asked = _advice_options(given, batch=True)
-    if not asked:
-        return analyze(hand, rules_for(rules_name), round_number, players, time_limit, moment).to_dict()
-    return advise(hand, rules_for(rules_name), round_number, players, time_limit=time_limit, moment=moment,
-                  **options).to_dict()
-
-
-def _flag(job: dict[str, Any], key: str, default: bool) -> bool:
-    """``job[key]`` as true or false; absent or null gives ``default``."""
-    value = job.get(key)
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise UsageError(f"{key!r} must be true or false, not {json.dumps(value)[:40]}")
-    return value
-
-
-def _field(job: dict[str, Any], key: str, kinds: type | tuple[type, ...], default: Any, expected: str) -> Any:
-    """``job[key]`` checked against ``kinds``; absent or null gives ``default``."""
-    value = job.get(key)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, kinds):
-        raise UsageError(f"{key!r} must be {expected}, not {json.dumps(value)[:40]}")
-    if isinstance(value, int) and abs(value) >= 10**MAX_NUMBER_DIGITS:
-        raise UsageError(f"{key!r} is far too large: a whole number of at most {MAX_NUMBER_DIGITS} digits")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise UsageError(f"{key!r} must be a finite number")
-    return value
-
-
-# ---- text for people -------------------------------------------------------------------------
-
-
-def render(result: LayDown, rules: Rules, asked_rules: str | None = None) -> str:
-    """The analysis as a card player reads it: where the hand stands in its turn, then the
-    turn's play (melds, discard, going out), or how far the hand is and what would do it.
-    ``asked_rules``: the name the player gave (``liverpool`` is shown as ``pagat (liverpool)``)."""
-    round_rule = rules.round(result.round)
-    where = f", {Moment(result.moment).describe()}" if result.moment else ""
-    lines = [
-        f"Rules: {_rules_named(result.rules, asked_rules)}, round {result.round} of {len(rules.rounds)}: "
-        f"{round_rule.describe_contract()}, {round_rule.deal} cards dealt"
-        + (" (go-out round: every card must be melded)" if result.go_out else ""),
-        f"Hand ({len(result.hand)} cards{where}): {faces(result.hand)}",
-    ]
-    if result.note:
-        lines.append(f"Note: {result.note}")
-    lines.append("")
-    after_draw = result.moment == Moment.AFTER_DRAW.value
-    if result.can_lay_down:
-        lines += _play_lines(result, rules, after_draw)
-        shown = result.melds
-    elif result.cards_away is None and result.proven_optimal:
-        lines.append("This hand cannot lay down the contract, whatever cards it draws"
-                     + (": in this round every card must fit into the melds." if result.go_out else "."))
-        shown = ()
-    elif result.cards_away is None:
-        lines.append("Nothing found within the time limit, not even with extra cards (not proven impossible: "
-                     "a longer --time-limit may find a lay-down).")
-        return "\n".join(lines)
-    else:
-        lines += _away_lines(result, rules, after_draw)
-        shown = result.with_missing
-    stand_ins = [(card, meaning) for meld in shown for card, meaning in zip(meld.cards, meld.stands_for)
-                 if card != meaning]
-    if stand_ins:
-        card, meaning = stand_ins[0]
-        wild = "joker" if card.is_joker else f"wild {card.face}"
-        lines.append(f"({card.face}={meaning.face}: the {wild} stands for the {meaning.face}.)")
-    if not result.proven_optimal:
-        lines.append("Note: best found within the time limit, not proven optimal "
-                     "(a longer --time-limit may find better).")
-    return "\n".join(lines)
-
-
-def _play_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
-    """A hand that lays down: after the draw the whole turn, before it the lay-down to come."""
-    if result.go_out and after_draw:
-        return ["You go out:", *_meld_lines(result.melds)]
-    if not after_draw:
-        return ["After your draw you can lay down:", *_meld_lines(result.melds),
-                _left_line(result.leftover, result.leftover_points, "Left in hand, with the card you draw",
-                           "Every card you hold is melded; the card you draw is left to discard.")]
-    lines = ["You can lay down:", *_meld_lines(result.melds)]
-    if result.discard is None:
-        lines.append("and meld every card: you go out without a discard.")
-        return lines
-    if result.goes_out:
-        lines.append(f"and discard {result.discard.face}: you go out.")
-        return lines
-    kept = list(result.leftover)
-    kept.remove(result.discard)
-    lines.append(f"and discard {result.discard.face}: you keep {faces(kept)} "
-                 f"({_plural(result.points_after_discard or 0, 'point')}).")
-    for card, meld in cards_off(kept, result.melds, rules):
-        lines.append(f"(On a later turn you can lay off the {card.face} on your {meld.kind.value} {meld.describe()}.)")
-    return lines
-
-
-def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
-    """A hand that cannot lay down this turn: how far it is and one way there."""
-    away = result.cards_away
-    assert away is not None
-    let_go = result.kept_with_missing()
-    if result.go_out:
-        # Go-out rounds count draws: each turn draws a card and lets one go (docs/lay-down.md).
-        lines = [f"Not {'this turn' if after_draw else 'yet'}: you are {_plural(away, 'draw')} from going out "
-                 "(each turn you draw a card and discard one)."]
-        if after_draw and let_go:
-            lines.append(f"Let go of {faces(let_go)} (discard {'it' if len(let_go) == 1 else 'them'} on this and "
-                         f"later turns), draw {result.describe_missing()}, and you could go out:")
-        elif let_go:
-            lines.append(f"Draw {result.describe_missing()} and let go of {faces(let_go)}, and you could go out:")
-        else:
-            lines.append(f"Draw {result.describe_missing()}, and you could go out:")
-        return lines + _meld_lines(result.with_missing)
-    lines = [f"Not {'this turn' if after_draw else 'yet'}: you are {_plural(away, 'card')} away.",
-             f"{'This card' if away == 1 else 'These cards'} would do it: {result.describe_missing()}",
-             "and then you could lay down:", *_meld_lines(result.with_missing)]
-    if not after_draw:
-        return lines + [_left_line(let_go, sum(rules.points_of(card) for card in let_go), "You would keep",
-                                   "Every card you hold would be melded.")]
-    # After the draw the witness is a whole turn's play: the melds, then its discard.
-    discard, kept = witness_turn_end(result, rules)
-    if discard is None:
-        return lines + ["and meld every card: you would go out without a discard."]
-    if not kept:
-        return lines + [f"and discard {discard.face}: you would go out."]
-    return lines + [f"and discard {discard.face}: you would keep {faces(kept)} "
-                    f"({_plural(sum(map(rules.points_of, kept)), 'point')})."]
-
-
-def render_advice(advice: Advice, rules: Rules, players: int | None = None, asked_rules: str | None = None) -> str:
-    """The analysis, then the cards that would help, the discard table and the buy comparison."""
-    blocks = [render(advice.lay_down, rules, asked_rules)]
-    if advice.outs:
-        listed = ", ".join(f"{out.card.face} ×{out.unseen}" for out in advice.outs)
-        after = " after your discard" if advice.lay_down.moment == Moment.AFTER_DRAW.value else ""
-        blocks.append(f"Cards that help{after} (unseen copies): {listed} — {advice.unseen_outs} in all\n"
-                      + _unseen_note(advice, rules, players))
-    if advice.discards:  # none when the time limit came before any row was ranked
-        blocks.append(_discard_lines(advice.discards))
-    if advice.buy is not None:
-        blocks.append(_buy_lines(advice.buy))
-    if advice.unfinished:
-        blocks.append("\n".join(["Not finished within the time limit (--time-limit gives more):",
-                                 *(f"  {note}" for note in advice.unfinished)]))
-    return "\n\n".join(blocks)
-
-
-def _unseen_note(advice: Advice, rules: Rules, players: int | None) -> str:
-    """Which cards "unseen" counts: the deck less the hand, the seen cards and the offered card."""
-    deck = rules.deck_for(players)
-    gone = ["your hand"]
-    if advice.seen:
-        gone.append(_plural(len(advice.seen), "seen card"))
-    if advice.buy:
-        gone.append(f"the offered {advice.buy.offered.face}")
-    which = f"for {players} players" if players else "the largest deck; --players N gives yours"
-    return (f"(Unseen: {_plural(deck.decks, 'deck')} + {_plural(deck.jokers, 'joker')} ({which}), "
-            f"less {', '.join(gone[:-1]) + ' and ' + gone[-1] if len(gone) > 1 else gone[0]}.)")
-
-
-def _discard_lines(rows: Sequence[DiscardRow]) -> str:
-    """The discard table, best first, columns aligned, equal rows marked ``2=``; the equal best
-    rows are one line, "any of" their cards."""
-    header = ("rank", "discard", "cards away", "unseen outs", "points kept", "card points")
-    tied = {row.rank for row in rows if row.equal_to_previous}
-    best = [row for row in rows if row.rank == 1]
-    grouped = [best[0], *[row for row in rows if row.rank != 1]]
-    cells = [
-        ("1" if row.rank == 1 else f"{row.rank}{'=' if row.rank in tied else ''}",
-         row.card.face if row.rank != 1 or len(best) == 1 else "any of " + " ".join(r.card.face for r in best),
-         "never" if row.cards_away is None else str(row.cards_away), str(row.unseen_outs), str(row.points_kept),
-         str(row.card_points) if row.rank != 1 or len(best) == 1 else
-         "")
-        for row in grouped
-    ]
-    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
-    lines = ["Which card to discard, best first:",
-             "  " + "  ".join(f"{text:<{w}}" if i < 2 else f"{text:>{w}}" for i, (text, w) in
-                              enumerate(zip(header, widths)))]
-    for row, line in zip(grouped, cells):
-        text = "  " + "  ".join(f"{cell:<{w}}" if i < 2 else f"{cell:>{w}}" for i, (cell, w) in
-                                enumerate(zip(line, widths)))
-        if row.rank == 1:
-            text += "  ← discard " + ("this" if len(best) == 1 else "any of these")
-            text += ": you go out" if row.goes_out else ": you lay down" if row.lays_down else ""
-        lines.append(text)
-    lines.append("(points kept: when you lay down this turn, what you hold once the turn ends; else what the "
-                 "best lay-down leaves when 0 away, or all the cards you keep; unseen outs: unseen copies of "
-                 "the cards that would then help)")
-    return "\n".join(lines)
-
-
-def _buy_lines(buy: BuyAdvice) -> str:
-    """Passing and buying side by side, the verdict and its reason."""
-    how = ("exact" if buy.method == "exact"
-           else f"{buy.rollouts} simulated rounds, seed {buy.seed}")
-    until = ("to the end of the round" if buy.horizon is None
-             else f"over at most {_plural(buy.horizon, 'turn')} of yours")
-    penalty = _plural(buy.penalty_cards, "penalty card") if buy.penalty_cards else "no penalty card"
-    header = ("", "cards", "lays down", "goes out first", "points held")
-    cells = [(name, str(option.hand_size), f"{option.lay_down_probability:.0%}",
-              f"{option.go_out_probability:.0%}", f"{option.expected_points:.1f}")
-             for name, option in (("pass", buy.passing), ("buy", buy.buying))]
-    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
-    table = ["  " + "  ".join(f"{text:<{w}}" if i == 0 else f"{text:>{w}}" for i, (text, w) in
-                              enumerate(zip(line, widths))) for line in (header, *cells)]
-    spread = f" ±{buy.std_error:.1f}" if buy.std_error is not None else ""
-    change = abs(buy.difference)
-    verdict = {
-        Verdict.BUY: f"BUY: buying leaves you holding {change:.1f}{spread} fewer points on average",
-        Verdict.PASS: f"PASS: buying leaves you holding {change:.1f}{spread} more points on average",
-        Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
-        Verdict.UNDECIDED: "UNDECIDED: the time limit came before a verdict",
-    }[buy.verdict]
-    if buy.verdict is Verdict.UNDECIDED:
-        table = []
-    return "\n".join([
-        f"Buy the {buy.offered.face}? With {penalty}, from your turn {buy.turn} {until}, {buy.players} players "
-        f"({how}):",
-        *table,
-        f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
-        f"Why: {buy.reason}",
-    ])
-
-
-def _meld_lines(melds: Sequence[PlacedMeld]) -> list[str]:
-    labels = [f"{meld.kind.value} of {len(meld.cards)}:" for meld in melds]
-    width = max(map(len, labels), default=0)
-    return [f"  {label:<{width}}  {meld.describe()}" for label, meld in zip(labels, melds)]
-
-
-def _left_line(cards: Sequence[Card], points: int, what: str, when_none: str) -> str:
-    if not cards:
-        return when_none
-    return f"{what}: {faces(cards)} ({points} point{'s' if points != 1 else ''})"
-
-
-# ---- the rule sets ---------------------------------------------------------------------------
-
-
-def render_rule_sets() -> str:
-    """Every preset: source, decks, how melds work, points, and each round's deal and contract."""
-    return "\n\n".join(render_rule_set(rules, _rules_title(name)) for name, rules in PRESETS.items())
-
-
-def _rules_title(name: str) -> str:
-    """A preset's title line: ``pagat, also liverpool``, ``progressive (default)``."""
-    aliases = [alias for alias, target in ALIASES.items() if target == name]
-    return name + (" (default)" if name == DEFAULT_RULES else "") + "".join(f", also {a}" for a in aliases)
-
-
-def _rules_named(name: str, asked: str | None) -> str:
-    """The rule set's name as the answer shows it; for an alias the player ``asked`` for, both:
-    ``pagat (liverpool)``."""
-    key = (asked or "").lower()
-    if not key or key.endswith(".toml") or key == name or preset_key(key) != name:
-        return name
-    return f"{name} ({key})"
-
-
-def render_rule_set(rules: Rules, title: str) -> str:
-    """One rule set: source, decks, how melds work, points, and each round's deal and contract."""
-    lines = [title, *_wrapped("source: " + rules.source), *_wrapped("players: " + _decks_text(rules.decks)),
-             *_wrapped("melds: " + _melds_text(rules)), *_wrapped("play: " + _play_text(rules)),
-             *_wrapped("points: " + _points_text(rules)),
-             "    rounds:"]
-    for number, rule in enumerate(rules.rounds, start=1):
-        notes = []
-        if rule.go_out:
-            notes.append("go out")
-        if rule.buys is not None or rule.buy_penalty_cards is not None:
-            notes.append(_buys_text(rules.buys_in(number), rules.buy_penalty_in(number), ""))
-        note = f"  [{'; '.join(notes)}]" if notes else ""
-        lines.append(f"    {number:>6}. {rule.deal:>2} cards: {rule.describe_contract()}{note}")
-    return "\n".join(lines)
-
-
-def _wrapped(text: str) -> list[str]:
-    return textwrap.wrap(text, width=96, initial_indent="    ", subsequent_indent="        ")
-
-
-def _decks_text(decks: Sequence[DeckRule]) -> str:
-    parts = []
-    for deck in decks:
-        players = str(deck.min_players) if deck.min_players == deck.max_players else f"{deck.min_players}-{deck.max_players}"
-        parts.append(f"{players}: {_plural(deck.decks, 'deck')} + {_plural(deck.jokers, 'joker')}")
-    return "; ".join(parts)
-
-
-def _melds_text(rules: Rules) -> str:
-    exact = rules.contract_mode == ContractMode.EXACT
-    ace = {(True, True): "low or high", (False, True): "high only", (True, False): "low only"}
-    wild = "jokers and 2s" if rules.deuces_wild else "jokers"
-    if rules.deuces_wild and rules.deuces_always_wild:
-        wild += " (a 2 is always wild, never natural)"
-    if rules.max_wilds_per_meld is not None:
-        wild += f", at most {rules.max_wilds_per_meld} per meld"
-    if not rules.wilds_may_outnumber_naturals:
-        wild += ", never more than the natural cards"
-    parts = [
-        "exactly the contract's sizes" if exact else "may be longer than the contract's sizes",
-        f"same-suit runs: {rules.same_suit_runs.value}",
-        f"ace {ace[rules.ace_low, rules.ace_high]}" if rules.two_position_in_runs
-        else "runs from 3 up to the ace (never the 2's place), ace high only",
-        f"wild: {wild}",
-    ]
-    if rules.distinct_set_ranks:
-        parts.append("no two sets of one rank")
-    return "; ".join(parts)
-
-
-def _play_text(rules: Rules) -> str:
-    by_round = [rule.buys is not None or rule.buy_penalty_cards is not None for rule in rules.rounds]
-    if all(by_round):
-        buys = "by round"
-    else:
-        buys = _buys_text(rules.buys_per_round, rules.buy_penalty_cards, " a round")
-        buys += ", other rounds as marked" if any(by_round) else ""
-    if rules.no_consecutive_buys:
-        buys += ", never the same player twice in a row"
-    return f"discard to go out: {rules.discard_to_go_out}; buying: {buys}"
-
-
-def _buys_text(buys: int | None, penalty: int, per: str) -> str:
-    if buys == 0:
-        return "no buying"
-    count = "unlimited buys" if buys is None else _plural(buys, "buy") + per
-    return f"{count}, {_plural(penalty, 'penalty card') if penalty else 'no penalty card'}"
-
-
-def _points_text(rules: Rules) -> str:
-    """``A 15, 2-10 face value, J-K 10, joker 25``: consecutive ranks worth alike, grouped."""
-    points: Points = rules.points
-    groups: list[list[Any]] = []  # [first rank, last rank, points or FACE]
-    for number, value in enumerate(points.by_rank, start=1):
-        last = groups[-1] if groups else None
-        if last and last[2] == value:
-            last[1] = number
-        elif last and value == number and (last[2] == FACE or last[0] == last[1] == last[2] == number - 1 >= 2):
-            last[1:] = [number, FACE]  # 2, 3, 4...: each worth its own number
-        else:
-            groups.append([number, number, value])
-    parts = [
-        Rank(first).token + (f"-{Rank(last).token}" if last != first else "") + f" {value}"
-        for first, last, value in groups
-    ]
-    parts.append(f"joker {points.joker}")
-    if rules.deuces_wild:
-        parts.append(f"wild 2 {points.wild_deuce}")
-    return ", ".join(parts)
 
 
 # ---- output ----------------------------------------------------------------------------------

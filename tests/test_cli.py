@@ -20,12 +20,11 @@ import pytest
 
 from analyzer import advise, analyze, load_rules
 from analyzer.cards import Card, faces
+from analyzer.render import render
 from analyzer.result import PlacedMeld
-from analyzer.rules import MeldKind
+from analyzer.rules import ALIASES, MeldKind
 from analyzer.validate import validate_lay_down
 from tests.test_presets_golden import GOLDEN
-from analyzer.cli import render
-from analyzer.rules import ALIASES
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "analyzer" / "examples"
@@ -273,7 +272,7 @@ def test_batch_answers_each_line_in_order_and_goes_on_after_bad_ones(tmp_path: P
     errors = {number: answer["error"] for number, answer in by_line.items() if "error" in answer}
     assert all(set(by_line[number]) == {"error"} for number in errors)
     expected = {2: "not JSON", 4: "'8X'", 6: "missing \"round\"", 7: "'no-such-rules'",
-                8: "unknown field 'player'", 9: "JSON object", 10: "'round' must be a whole number",
+                8: "unknown field 'player'", 9: "JSON object", 10: "round: expected a whole number",
                 11: "time_limit", 12: "nested too deeply"}
     assert sorted(errors) == sorted(expected)
     for number, words in expected.items():
@@ -380,7 +379,8 @@ def test_list_rules_shows_every_preset_as_rules_md_has_it() -> None:
         block = blocks[name]
         text = " ".join(block.split())
         assert f"seed {want['source']}" in text or f"seeds {want['source']}" in text
-        fields = {key: value for key, value in re.findall(r"^ {4}(\w+): (.*?)(?=^ {4}\w+:|\Z)", block, re.M | re.S)}
+        fields = {key: value for key, value in re.findall(r"^ {4}(\w+): (.*?)(?=^ {4}\w+:|\Z)", block,
+                                                           re.MULTILINE | re.DOTALL)}
         fields = {key: " ".join(value.split()) for key, value in fields.items()}
         assert players_in(fields["players"]) == want["decks"], name
         melds = fields["melds"]
@@ -614,7 +614,7 @@ def test_batch_lines_take_the_advice_fields(tmp_path: Path) -> None:
     assert answers[0] == advise(ONE_AWAY, "progressive", 2, seen="9H", discards=True).to_dict()
     assert answers[1] == advise(BUYER, "progressive", 2, players=4, buy="9H", rollouts=20, seed=1).to_dict()
     assert answers[2] == analyze(ONE_AWAY, "progressive", 2).to_dict()
-    assert "'discards' must be true or false" in answers[3]["error"]
+    assert "discards: expected true or false" in answers[3]["error"]
     assert '"horizon" goes with "buy"' in answers[4]["error"]
     assert "no buying in round 1" in answers[5]["error"]
 

@@ -430,8 +430,8 @@ def test_a_batch_goes_on_after_huge_numbers_and_skips_blank_lines(tmp_path: Path
     answers = [json.loads(line) for line in result.stdout.splitlines()]
     assert len(answers) == 5  # one per non-blank line
     assert answers[0]["error"].startswith("line 1: ") and "far too large" in answers[0]["error"]
-    assert answers[1]["error"].startswith("line 3: ") and "'players' is far too large" in answers[1]["error"]
-    assert answers[2]["error"] == 'line 5: "horizon" goes with "buy" (the offered card, e.g. "buy": "9H")'
+    assert answers[1]["error"].startswith("line 3: ") and "players: far too large" in answers[1]["error"]
+    assert answers[2]["error"] == 'line 5: horizon: "horizon" goes with "buy" (the offered card, e.g. "buy": "9H")'
     assert answers[3]["error"].startswith("line 6: ")
     assert answers[4] == analyze(LAY_DOWN, "progressive", 2).to_dict()
 

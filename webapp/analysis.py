@@ -15,8 +15,8 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, render_template, request
 from markupsafe import Markup, escape
 
-from analyzer import PRESETS, Card, Rank, Suit, preset
-from webapp.questions import RULE_SET_NAMES, Question, QuestionError, answer, read_query, with_advice
+from analyzer import PRESETS, Card, Question, QuestionError, Rank, Suit
+from webapp.questions import RULE_SET_NAMES, answer, read_query
 from webapp.safety import analysis_limit
 
 blueprint = Blueprint("analysis", __name__)
@@ -37,10 +37,10 @@ def page() -> tuple[str, int] | str:
         values["discards"] = "on"  # the empty form: the discard table is wanted unless unticked
         return _render(values, {}, None, None, 200)
     try:
-        question = with_advice(read_query(request.args))
+        question = read_query(request.args)
         answered = answer(question)
     except QuestionError as error:
-        return _render(values, error.errors, None, None, 400)
+        return _render(values, error.fields, None, None, 400)
     return _render(values, {}, question, answered, 200)
 
 
@@ -64,8 +64,8 @@ def _render(values: dict[str, str], errors: dict[str, str], question: Question |
 
 def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
     """What the templates show beyond the answer's own fields: the contract in words, the cards
-    kept after the discard, what "unseen" counted."""
-    rules = preset(question.rules)
+    kept after the discard, what "unseen" counted, the link that shares the question."""
+    rules = question.rules
     rule = rules.round(question.round)
     kept = Counter(answered["leftover"])
     if answered.get("discard"):
@@ -81,6 +81,8 @@ def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
         "for_players": question.players,
         "best_discards": [row["card"] for row in discards if row["rank"] == 1],
         "tied_ranks": {row["rank"] for row in discards if row["equal_to_previous"]},
+        "query": {name: "on" if value is True else str(value) for name, value in question.to_json().items()
+                  if name in FORM_FIELDS},
     }
 
 

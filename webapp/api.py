@@ -8,7 +8,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, request
 
-from webapp.questions import QuestionError, answer, read_json
+from analyzer import QuestionError
+from webapp.questions import answer, read_json
 from webapp.safety import analysis_limit
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
@@ -22,9 +23,7 @@ def analyze() -> Response | tuple[Response, int]:
         # Byte for byte what ``analyze --json`` prints (its key order, its separators).
         return Response(json.dumps(answer(question)) + "\n", mimetype="application/json")
     except QuestionError as error:
-        field, message = next(iter(error.errors.items()))
-        shown = message if field == "request" else f"{field}: {message}"
-        return jsonify(error=shown, fields=error.errors), 400
+        return jsonify(error=str(error), fields=error.fields), 400
 
 
 def _body() -> Any:

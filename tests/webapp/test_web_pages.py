@@ -170,10 +170,10 @@ def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
     import dataclasses
     import math
 
-    import webapp.questions
+    import analyzer.question
     from analyzer import Verdict
 
-    real_advise = webapp.questions.advise
+    real_advise = analyzer.question.advise
     calls = []
 
     def cut_short(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -185,7 +185,7 @@ def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
                                   difference=math.nan, margin=math.nan)
         return dataclasses.replace(advice, buy=buy, unfinished=("the buy verdict: no simulated round finished",))
 
-    monkeypatch.setattr(webapp.questions, "advise", cut_short)
+    monkeypatch.setattr(analyzer.question, "advise", cut_short)
     question = {"hand": "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", "round": "6", "players": "4", "buy": "7H"}
     for _ in range(2):
         response = page(client, **question)

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+import analyzer.question
 import webapp.cookie
-import webapp.questions
 from tests.webapp.conftest import make_app
 
 HAND = {"hand": "7H 8H 9H 10H 5C 5D 5S", "round": "2"}
@@ -105,13 +105,13 @@ def test_analyses_are_rate_limited_per_client(tmp_path: Path) -> None:
 def test_the_solver_gets_the_servers_time_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(tmp_path, ANALYSIS_TIME_LIMIT=0.75)
     seen: list[Any] = []
-    real = webapp.questions.analyze
+    real = analyzer.question.analyze
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         seen.append(args[4])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(webapp.questions, "analyze", recording)
+    monkeypatch.setattr(analyzer.question, "analyze", recording)
     assert app.test_client().post("/api/analyze", json={**HAND, "round": 2}).status_code == 200
     assert seen == [0.75]
 
@@ -119,13 +119,13 @@ def test_the_solver_gets_the_servers_time_cap(tmp_path: Path, monkeypatch: pytes
 def test_answers_are_cached_by_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     app = make_app(tmp_path)
     calls: list[Any] = []
-    real = webapp.questions.advise
+    real = analyzer.question.advise
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(args)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(webapp.questions, "advise", counting)
+    monkeypatch.setattr(analyzer.question, "advise", counting)
     client = app.test_client()
     first = client.get("/analyze", query_string={"hand": "7h 8h 9h 10h 5c 5d 5s", "round": "2"})
     again = client.get("/analyze", query_string={"hand": "5S,5D,5C,10H,9H,8H,7H", "round": "2"})  # same cards
