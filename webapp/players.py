@@ -92,6 +92,16 @@ def visitor(db: Session) -> Player:
                   daily_streak=0, last_daily_solved=None, rated_attempts=0)
 
 
+def limit_key() -> str:
+    """A rate limit's key for "per player": the cookie's id, given now when it has none yet (so
+    the request that makes the row counts for the player it makes)."""
+    public_id = player_id_in_cookie()
+    if public_id is None:
+        public_id = cookie[COOKIE_KEY] = new_public_id()
+        cookie.permanent = True
+    return f"player:{public_id}"
+
+
 def remember_rules(rules: str) -> None:
     """A visitor's rule set, kept in the cookie until they are a row (which then takes it)."""
     cookie[RULES_KEY] = rules

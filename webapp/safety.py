@@ -14,7 +14,6 @@ import time
 from collections.abc import Callable
 
 from flask import Flask, Response, current_app
-from flask import session as cookie
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
@@ -72,20 +71,14 @@ def _window(item: RateLimitItem) -> str:
     return unit if item.multiples == 1 else f"{item.multiples} {unit}s"
 
 
-def player_key() -> str:
-    """A limit's key for "per player": the cookie's player id, or the address without one."""
-    public_id = cookie.get("player")
-    return f"player:{public_id}" if isinstance(public_id, str) else f"address:{get_remote_address()}"
-
-
-def limited(setting: str, what: str, *, per_player: bool = False,
+def limited(setting: str, what: str, *, key_func: Callable[[], str] = get_remote_address,
             deduct_when: Callable[[Response], bool] | None = None) -> Callable[..., object]:
-    """A view's limit from a setting, per address or per player, worded "too many ``what``"."""
+    """A view's limit from a setting, per address unless ``key_func`` says per what, worded
+    "too many ``what``"; counted only for the responses ``deduct_when`` picks, if given."""
     def message() -> str:
         return _refusal(what, parse(limit_text(setting)))
-    return limiter.limit(lambda: limit_text(setting), key_func=player_key if per_player else get_remote_address,
-                         methods=["POST"], scope=setting.lower(), deduct_when=deduct_when,
-                         error_message=message)
+    return limiter.limit(lambda: limit_text(setting), key_func=key_func, methods=["POST"],
+                         scope=setting.lower(), deduct_when=deduct_when, error_message=message)
 
 
 def retry_after(error: TooManyRequests) -> int | None:

@@ -35,7 +35,14 @@ from webapp.bank import bank, today
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle
 from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
-from webapp.players import current_player, display_name, player_id_in_cookie, remember_rules, visitor
+from webapp.players import (
+    current_player,
+    display_name,
+    limit_key,
+    player_id_in_cookie,
+    remember_rules,
+    visitor,
+)
 from webapp.puzzle_parts import position_view
 from webapp.puzzle_ratings import puzzle_ratings
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
@@ -214,7 +221,7 @@ def _written(response: Response) -> bool:
 
 @blueprint.post("/puzzles/<puzzle_id>/answer")
 @limited("ANSWERS_PER_ADDRESS", "answers from your address", deduct_when=_written)
-@limited("ANSWERS_PER_PLAYER", "answers from this browser", per_player=True, deduct_when=_written)
+@limited("ANSWERS_PER_PLAYER", "answers from this browser", key_func=limit_key, deduct_when=_written)
 def answer(puzzle_id: str) -> tuple[str, int]:
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
@@ -301,7 +308,7 @@ def _solved_count(db: Session, day: date) -> int:
 
 @blueprint.post("/puzzles/<puzzle_id>/report")
 @limited("REPORTS_PER_ADDRESS", "reports from your address", deduct_when=_written)
-@limited("REPORTS_PER_PLAYER", "reports from this browser", per_player=True, deduct_when=_written)
+@limited("REPORTS_PER_PLAYER", "reports from this browser", key_func=limit_key, deduct_when=_written)
 def report(puzzle_id: str) -> tuple[str, int]:
     """A report: hidden from its reporter at once; its weight (``trust.report_weight``) is
     judged now, from the rated attempts the reporter has made so far. A second report of the
