@@ -47,7 +47,7 @@ def _http_error(error: HTTPException) -> Response | tuple[str, int]:
     wait = retry_after(error) if isinstance(error, TooManyRequests) else getattr(error, "retry_after", None)
     wait = wait if isinstance(wait, int) else None
     if wait is not None:
-        message = f"{message} Try again in {_seconds(wait)}."
+        message = f"{message}{'' if message.endswith('.') else '.'} Try again in {_seconds(wait)}."
     headers = {header: error.get_response().headers[header] for header in ("Retry-After", "Allow")
                if header in error.get_response().headers}
     if wait is not None:

@@ -25,7 +25,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app
 from werkzeug.exceptions import ServiceUnavailable
 
 from webapp import questions
@@ -52,7 +52,6 @@ def answer(question: questions.Question) -> dict[str, Any]:
     workers = _workers(current_app)
     if workers == 0:
         return questions.answer(question)
-    g.solver_ran = True
     answered, keep = _pool(workers).run(question)
     if keep:
         cache.put(question, answered)

@@ -136,8 +136,8 @@ def page(page: Page) -> Iterator[Page]:
     problems: list[str] = []
 
     def heard(message: ConsoleMessage) -> None:
-        # a 400 answer is logged as a failed resource: that is the page working as meant
-        if message.type == "error" and "status of 400" not in message.text:
+        # a 400 or 429 answer is logged as a failed resource: that is the page working as meant
+        if message.type == "error" and not any(f"status of {code}" in message.text for code in (400, 429)):
             problems.append(message.text)
 
     page.on("console", heard)
