@@ -144,6 +144,29 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> tuple[lis
     return times, time.perf_counter() - started
 
 
+def cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of process ``root`` and every live process under it (the
+    solver's workers and their fork server), from /proc; 0 where there is no /proc."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
 def start_server(port: int, instance: Path, workers: int | None = None) -> subprocess.Popen[str]:
     environment = {**os.environ, "RUMMY_INSTANCE_PATH": str(instance), "RUMMY_ANALYSIS_CACHE_SIZE": "100000",
                    "RUMMY_ANALYSIS_PER_MINUTE": "1000000000"}
@@ -189,7 +212,9 @@ def main(argv: list[str] | None = None) -> int:
                 sequential += one_client(args.port, [path])
             cached = one_client(args.port, sequential_paths)
             home_alone = one_client(args.port, ["/"] * len(sequential_paths))
+            cpu_before = cpu_seconds(server.pid)
             page, page_seconds = load(args.port, loaded_paths, CLIENTS, seconds)
+            page_cpu = cpu_seconds(server.pid) - cpu_before
             home, home_seconds = load(args.port, ["/"], CLIENTS, seconds)
         finally:
             server.terminate()
@@ -208,7 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"web layer adds at p50 (1 client): {added * 1000:.1f} ms (median of page less in-process, hand by hand), "
           f"{statistics.median(cached) * 1000:.1f} ms measured alone (goal <= 5 ms); "
           f"ratio page / in-process p50: {statistics.median(sequential) / statistics.median(inside):.2f}")
-    print(f"distinct analyses per second at {CLIENTS} clients: {min(len(page), len(loaded_paths)) / page_seconds:.1f}")
+    distinct = min(len(page), len(loaded_paths))
+    print(f"distinct analyses per second at {CLIENTS} clients: {distinct / page_seconds:.1f}; the server's CPU "
+          f"{page_cpu / distinct * 1000:.1f} ms an analysis (workers included), "
+          f"{page_cpu / page_seconds:.2f} cores busy of {os.cpu_count()}")
     if len(page) > len(loaded_paths):
         print(f"(the loaded run asked {len(page)} pages of {len(loaded_paths)} distinct hands: some from the cache)")
     print(f"20 clients: analysis page p50 / home page p50 = "

@@ -21,6 +21,7 @@ import atexit
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -83,7 +84,8 @@ class Pool:
                 context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
                 if context.get_start_method() == "forkserver":
                     context.set_forkserver_preload([__name__])
-                self._executor = ProcessPoolExecutor(self.workers, mp_context=context)
+                self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_watch,
+                                                     initargs=(os.getpid(),))
             return self._executor
 
     def run(self, question: questions.Question) -> tuple[dict[str, Any], bool]:
@@ -136,6 +138,24 @@ def _shut_down() -> None:
 # ---- in the worker -----------------------------------------------------------------------------------
 
 _worker_app: Flask | None = None
+WATCH_EVERY = 1.0  # seconds between a worker's looks at the server that started it
+
+
+def _watch(server: int) -> None:
+    """A worker's first act: a thread that ends the worker when the server process is gone. A
+    server stopped by a signal runs no exit handler, and its workers (children of the fork
+    server, not of it) would otherwise wait on their queue for ever."""
+    def watch() -> None:
+        while True:
+            time.sleep(WATCH_EVERY)
+            try:
+                os.kill(server, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:  # another user's process now has the id: ours is gone
+                os._exit(0)
+
+    threading.Thread(target=watch, name="server-watch", daemon=True).start()
 
 
 def _answer_in_worker(question: questions.Question) -> tuple[str, Any, bool]:
