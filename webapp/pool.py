@@ -170,5 +170,7 @@ def _answer_in_worker(question: questions.Question) -> tuple[str, Any, bool]:
         try:
             answered = questions.answer(question)
         except questions.QuestionError as error:
-            return "error", error.errors, False
+            # Its mapping of fields to messages (``errors``; ``fields`` once the error is the
+            # analyser's own): the same error is made again from it on the other side.
+            return "error", dict(getattr(error, "fields", None) or error.errors), False
         return "answer", answered, _worker_app.extensions["answers"].get(question) is not None
