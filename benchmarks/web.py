@@ -4,7 +4,8 @@
     .venv/bin/python -m benchmarks.web --quick    # a smoke test
 
 The server is ``rummy-trainer``'s (waitress, 4 threads) in its own process, with the rate limit
-out of the way. Typical hands: every round of ``progressive``, deal size + 1 cards from the
+out of the way, its analyses answered by the worker pool (webapp/pool.py, one worker per core;
+``--workers 0`` answers them in the request's own thread, as before the pool). Typical hands: every round of ``progressive``, deal size + 1 cards from the
 4-player deck, as the analysis page's shared link asks them
 (``/analyze?hand=...&rules=progressive&round=N&players=4``); each hand is asked once cold, so
 the answer cache never helps unless said.
@@ -17,7 +18,8 @@ It prints, each as median / p99 / max with requests per second where there is lo
 - the same pages again, now answered from the cache: the web layer alone, measured directly
   (reading the question, drawing the page, HTTP), beside the home page (HTTP and Flask alone);
 - the analysis page (other hands, all cold) and the home page, each with 20 concurrent clients
-  for a fixed time (keep-alive connections), so the page can be read beside the bare web layer.
+  for a fixed time (keep-alive connections), so the page can be read beside the bare web layer;
+  the analysis page's rate there is distinct analyses a second (every hand asked once).
 """
 
 from __future__ import annotations
@@ -142,9 +144,34 @@ def load(port: int, paths: list[str], clients: int, seconds: float) -> tuple[lis
     return times, time.perf_counter() - started
 
 
-def start_server(port: int, instance: Path) -> subprocess.Popen[str]:
+def cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of process ``root`` and every live process under it (the
+    solver's workers and their fork server), from /proc; 0 where there is no /proc."""
+    parents: dict[int, int] = {}
+    times: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(fields[1])
+        times[int(entry.name)] = (int(fields[11]) + int(fields[12])) / tick
+    tree, grown = {root}, True
+    while grown:
+        grown = False
+        for pid, parent in parents.items():
+            if parent in tree and pid not in tree:
+                tree.add(pid)
+                grown = True
+    return sum(times.get(pid, 0.0) for pid in tree)
+
+
+def start_server(port: int, instance: Path, workers: int | None = None) -> subprocess.Popen[str]:
     environment = {**os.environ, "RUMMY_INSTANCE_PATH": str(instance), "RUMMY_ANALYSIS_CACHE_SIZE": "100000",
                    "RUMMY_ANALYSIS_PER_MINUTE": "1000000000"}
+    if workers is not None:
+        environment["RUMMY_ANALYSIS_WORKERS"] = str(workers)
     environment.pop("DATABASE_URL", None)
     server = subprocess.Popen([sys.executable, "-c", SERVER, str(port)], env=environment, stdout=subprocess.PIPE,
                               text=True)
@@ -164,6 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="small suites and short loads: a smoke test")
     parser.add_argument("--port", type=int, default=5071)
+    parser.add_argument("--workers", type=int, default=None,
+                        help="solver worker processes (default: one per core; 0: in the request's thread)")
     args = parser.parse_args(argv)
     sequential_count, loaded_count, seconds = (28, 150, 3.0) if args.quick else (140, 1200, 15.0)
     hands = typical_hands(sequential_count + loaded_count + 7, seed=1)
@@ -173,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     sequential_paths, loaded_paths = paths[:sequential_count], paths[sequential_count:]
 
     with tempfile.TemporaryDirectory() as instance:
-        server = start_server(args.port, Path(instance))
+        server = start_server(args.port, Path(instance), args.workers)
         try:
             one_client(args.port, warm_up)  # imports, templates, the solver's first models
             # Interleaved, hand by hand, so that load from elsewhere on the machine falls on both alike.
@@ -183,14 +212,17 @@ def main(argv: list[str] | None = None) -> int:
                 sequential += one_client(args.port, [path])
             cached = one_client(args.port, sequential_paths)
             home_alone = one_client(args.port, ["/"] * len(sequential_paths))
+            cpu_before = cpu_seconds(server.pid)
             page, page_seconds = load(args.port, loaded_paths, CLIENTS, seconds)
+            page_cpu = cpu_seconds(server.pid) - cpu_before
             home, home_seconds = load(args.port, ["/"], CLIENTS, seconds)
         finally:
             server.terminate()
             server.wait()
 
+    pool = "default (one per core)" if args.workers is None else str(args.workers)
     print(f"typical progressive hands (deal + 1 cards, {PLAYERS} players), {len(hands)} distinct; "
-          f"server: waitress, 4 threads; load: {CLIENTS} clients for {seconds:g} s")
+          f"server: waitress, 4 threads, solver workers {pool}; load: {CLIENTS} clients for {seconds:g} s")
     print(describe("in-process advise (the page's analysis)", inside))
     print(describe("analysis page, 1 client", sequential))
     print(describe("analysis page, 1 client, answers cached", cached))
@@ -201,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"web layer adds at p50 (1 client): {added * 1000:.1f} ms (median of page less in-process, hand by hand), "
           f"{statistics.median(cached) * 1000:.1f} ms measured alone (goal <= 5 ms); "
           f"ratio page / in-process p50: {statistics.median(sequential) / statistics.median(inside):.2f}")
+    distinct = min(len(page), len(loaded_paths))
+    print(f"distinct analyses per second at {CLIENTS} clients: {distinct / page_seconds:.1f}; the server's CPU "
+          f"{page_cpu / distinct * 1000:.1f} ms an analysis (workers included), "
+          f"{page_cpu / page_seconds:.2f} cores busy of {os.cpu_count()}")
     if len(page) > len(loaded_paths):
         print(f"(the loaded run asked {len(page)} pages of {len(loaded_paths)} distinct hands: some from the cache)")
     print(f"20 clients: analysis page p50 / home page p50 = "

@@ -35,7 +35,11 @@ DEFAULTS: dict[str, Any] = {
     "ANALYSIS_MAX_ROLLOUTS": 200,  # the buy verdict's simulated rounds, at most (the CLI's default is 120)
     "ANALYSIS_CACHE_SIZE": 2048,  # answers kept by question; 0 turns the cache off
     "ANALYSIS_PER_MINUTE": 60,  # solver runs per client and minute (page, live updates and API together)
+    # Worker processes that run the solver (webapp/pool.py): None, one per core; 0, in the
+    # request's own thread (no pool).
+    "ANALYSIS_WORKERS": None,
     "RATELIMIT_STORAGE_URI": "memory://",  # redis://host:6379 when several processes serve
+    "RATELIMIT_STRATEGY": "moving-window",  # at most N in any window, not N per clock minute
     "RATELIMIT_HEADERS_ENABLED": True,
     "TRUSTED_PROXIES": 0,  # reverse proxies in front whose X-Forwarded-For is to be believed
     "PERMANENT_SESSION_LIFETIME": 400 * 24 * 3600,  # the anonymous player's cookie: a browser's longest
@@ -44,6 +48,16 @@ DEFAULTS: dict[str, Any] = {
     # answers; this process's own are seen at once): webapp/puzzle_ratings.py.
     "TRAINER_RATINGS_MAX_AGE": 5.0,
     "TRAINER_TODAY": None,  # an ISO date that fixes "today" (tests); None: today in UTC
+    # Trust (webapp/trust.py): rated attempts that make a player established, and how many
+    # established players' reports take a puzzle out of service for everyone.
+    "ESTABLISHED_ATTEMPTS": 10,
+    "REPORT_QUORUM": 3,
+    # The trainer's limits, per address or per player (the cookie's), in any such window.
+    "ANSWERS_PER_PLAYER": "20 per minute",
+    "ANSWERS_PER_ADDRESS": "60 per minute",
+    "NEW_PLAYERS_PER_ADDRESS": "30 per hour",  # rows made on a first answer, name or report
+    "REPORTS_PER_PLAYER": "10 per day",
+    "REPORTS_PER_ADDRESS": "30 per day",
 }
 
 

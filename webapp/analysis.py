@@ -16,8 +16,8 @@ from flask import Blueprint, Flask, current_app, render_template, request
 from markupsafe import Markup, escape
 
 from analyzer import PRESETS, Card, Question, QuestionError, Rank, Suit
-from webapp.questions import RULE_SET_NAMES, answer, read_query
-from webapp.safety import analysis_limit
+from webapp.pool import answer
+from webapp.questions import RULE_SET_NAMES, read_query
 
 blueprint = Blueprint("analysis", __name__)
 
@@ -29,7 +29,6 @@ RANK_NAMES = {Rank.ACE: "ace", Rank.JACK: "jack", Rank.QUEEN: "queen", Rank.KING
 
 
 @blueprint.get("/analyze")
-@analysis_limit
 def page() -> tuple[str, int] | str:
     asked = any(name in request.args for name in ("hand", "round"))
     values = {name: request.args.get(name, "") for name in FORM_FIELDS}

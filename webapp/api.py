@@ -1,23 +1,27 @@
 """The JSON API for scripts: ``POST /api/analyze`` takes the fields of an ``analyze --batch``
-line and answers with the JSON of ``analyze --json``; errors are ``{"error": ...}`` with 400."""
+line and answers with the JSON of ``analyze --json``; errors are ``{"error": ...}`` with 400.
+
+Only ``Content-Type: application/json`` is read (anything else is a 415): a web page can post
+``text/plain`` to another site without asking first, and would spend its visitors' budget."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, abort, jsonify, request
 
 from analyzer import QuestionError
-from webapp.questions import answer, read_json
-from webapp.safety import analysis_limit
+from webapp.pool import answer
+from webapp.questions import read_json
 
 blueprint = Blueprint("api", __name__, url_prefix="/api")
 
 
 @blueprint.post("/analyze")
-@analysis_limit
 def analyze() -> Response | tuple[Response, int]:
+    if request.mimetype != "application/json":
+        abort(415, "send the question as JSON, with the header Content-Type: application/json")
     try:
         question = read_json(_body())
         # Byte for byte what ``analyze --json`` prints (its key order, its separators).

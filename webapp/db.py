@@ -77,6 +77,10 @@ class Player(Base):
     last_daily_solved: Mapped[date | None] = mapped_column(Date)
     username: Mapped[str | None] = mapped_column(String(40), unique=True)  # an account's log-in name
     password_hash: Mapped[str | None] = mapped_column(String(256))
+    # ---- 0003: trust ----
+    # Rated attempts so far: how much this player's answers move puzzle ratings and whether their
+    # reports count (webapp/trust.py).
+    rated_attempts: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class PuzzleRating(Base):
@@ -136,12 +140,13 @@ REPORT_STATES = ("open", "blocked", "cleared")
 
 
 class Report(Base):
-    """A player saying a puzzle is wrong. While a puzzle has an ``open`` or ``blocked`` report
-    it is not served; a maintainer reviews it (``flask --app webapp reports``) to ``blocked`` or
-    ``cleared``."""
+    """A player saying a puzzle is wrong. The puzzle is hidden from its reporter at once; it
+    leaves service for everyone when ``REPORT_QUORUM`` established players (``weight`` 1) have
+    open reports of it, or when a maintainer blocks it (``flask --app webapp reports``); a
+    maintainer's review marks the reports ``blocked`` or ``cleared`` (webapp/trust.py)."""
 
     __tablename__ = "reports"
-    __table_args__ = (Index("ix_reports_puzzle", "puzzle_id"),)
+    __table_args__ = (Index("ix_reports_puzzle", "puzzle_id"), Index("ix_reports_player", "player_id"))
 
     id: Mapped[int] = mapped_column(primary_key=True)
     puzzle_id: Mapped[str] = mapped_column(String(12))
@@ -150,6 +155,8 @@ class Report(Base):
     state: Mapped[str] = mapped_column(String(10), default="open", server_default="open")
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     reviewed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    # ---- 0003 ----
+    weight: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # 1: an established reporter
 
 
 # ---- engine and sessions -------------------------------------------------------------------------

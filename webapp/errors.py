@@ -1,10 +1,18 @@
 """Errors as the person (or script) asking can read them: a page with the message for people,
-``{"error": ...}`` for the API, the right status code, and never a traceback."""
+``{"error": ...}`` for the API, the right status code, and never a traceback.
+
+A request htmx made (``HX-Request``: the analysis page's live answer) gets the message as the
+answer area alone (``analysis/_problem.html``), never a whole page inside the page: the form
+around it keeps working, and the next question replaces the message. A refusal for too many
+requests says when to try again, in words and in ``Retry-After``.
+"""
 
 from __future__ import annotations
 
 from flask import Flask, Response, current_app, jsonify, render_template, request
-from werkzeug.exceptions import HTTPException, InternalServerError
+from werkzeug.exceptions import HTTPException, InternalServerError, TooManyRequests
+
+from webapp.safety import retry_after
 
 # What each refusal means for someone using the site, beside the status line.
 MESSAGES = {
@@ -12,7 +20,9 @@ MESSAGES = {
     404: "There is no page here.",
     405: "This address does not take that kind of request.",
     413: "The request is larger than any question needs.",
-    429: "Too many analyses from your address in a short time: wait a minute and ask again.",
+    415: "Send the question as JSON (Content-Type: application/json).",
+    429: "Too many requests from your address in a short time: wait a minute and ask again.",
+    503: "The server is busy: ask again in a few seconds.",
 }
 
 
@@ -34,19 +44,32 @@ def _http_error(error: HTTPException) -> Response | tuple[str, int]:
             message += "."
     if code == 400 and error.description and "CSRF" in error.description:
         message = "The form had expired or did not come from this site: reload the page and send it again."
-    elif code == 429 and error.description:
-        message = f"Too many analyses from your address: at most {error.description}. Wait a moment and ask again."
+    wait = retry_after(error) if isinstance(error, TooManyRequests) else getattr(error, "retry_after", None)
+    wait = wait if isinstance(wait, int) else None
+    if wait is not None:
+        message = f"{message}{'' if message.endswith('.') else '.'} Try again in {_seconds(wait)}."
+    headers = {header: error.get_response().headers[header] for header in ("Retry-After", "Allow")
+               if header in error.get_response().headers}
+    if wait is not None:
+        headers["Retry-After"] = str(wait)
     if wants_json():
         response = jsonify(error=message)
         response.status_code = code
-        for header in ("Retry-After", "Allow"):
-            if header in error.get_response().headers:
-                response.headers[header] = error.get_response().headers[header]
+        response.headers.update(headers)
         return response
-    return render_template("error.html", code=code, title=error.name, message=message), code
+    template = "analysis/_problem.html" if request.headers.get("HX-Request") else "error.html"
+    page = render_template(template, code=code, title=error.name, message=message, wait=wait)
+    return Response(page, code, headers)
 
 
-def _unexpected(error: Exception) -> Response | tuple[str, int]:
+def _seconds(count: int) -> str:
+    if count < 120:
+        return f"{count} second{'s' * (count != 1)}"
+    minutes = -(-count // 60)
+    return f"{minutes} minutes" if minutes < 120 else f"{-(-minutes // 60)} hours"
+
+
+def _unexpected(error: Exception) -> Response:
     """A bug: logged with its traceback for us, a plain 500 for the visitor."""
     current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
     return _http_error(InternalServerError())

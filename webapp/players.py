@@ -1,5 +1,10 @@
-"""Who is asking: a player from the first visit, anonymous, known by a random id in Flask's
-signed session cookie; perhaps named; perhaps logged in to an account (the same row).
+"""Who is asking: a player known by a random id in Flask's signed session cookie, anonymous,
+perhaps named, perhaps logged in to an account (the same row).
+
+A visitor is given an id in the cookie on their first visit but becomes a row only when they
+first write: answer a puzzle, report one, take a name or register (``current_player``). Until
+then the pages read a stand-in that is never stored (``visitor``), so looking takes no write
+lock and leaves nothing behind; new rows are limited per address (``NEW_PLAYERS_PER_ADDRESS``).
 
 An account is a player row with a ``username`` and a password hash. Logging in from a browser
 whose anonymous player has answered puzzles ADOPTS that history into the account
@@ -16,34 +21,95 @@ from datetime import date, timedelta
 from flask import g
 from flask import session as cookie
 from sqlalchemy import delete, exists, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from webapp.db import Attempt, DailyResult, Player, Report
+from analyzer import PRESETS
+from webapp.db import (
+    START_DEVIATION,
+    START_RATING,
+    START_VOLATILITY,
+    Attempt,
+    DailyResult,
+    Player,
+    Report,
+)
+from webapp.safety import spend
 
 COOKIE_KEY = "player"
+RULES_KEY = "rules"  # a visitor's rule set, remembered in the cookie until they are a row
+DEFAULT_RULES = "progressive"
 
 
 def current_player(db: Session, *, create: bool = True, lock: bool = False) -> Player | None:
-    """The cookie's player, made (and the cookie set) on the first visit when ``create``;
-    ``lock`` takes the row's write lock (PostgreSQL; SQLite's write transaction has it already)."""
-    public_id = cookie.get(COOKIE_KEY)
-    if isinstance(public_id, str):
-        query = select(Player).where(Player.public_id == public_id)
-        if lock:
-            query = query.with_for_update().execution_options(populate_existing=True)
-        player = db.scalars(query).one_or_none()
+    """The cookie's player row; when there is none and ``create``, made now (a write: call it
+    inside a write transaction) with the id the cookie already carries, so the answer forms the
+    visitor was given stay theirs. ``lock`` takes the row's write lock (PostgreSQL; SQLite's
+    write transaction has it already). A new row counts against ``NEW_PLAYERS_PER_ADDRESS``."""
+    public_id = player_id_in_cookie()
+    if public_id is not None:
+        player = _read(db, public_id, lock)
         if player is not None:
             g.request_player = player
             return player
     if not create:
         return None
-    player = Player()
-    db.add(player)
-    db.flush()
+    spend("NEW_PLAYERS_PER_ADDRESS", "new players from your address")
+    public_id = public_id or new_public_id()
+    values = {"public_id": public_id, "rules": _cookie_rules()}
+    dialect = postgresql if db.get_bind().dialect.name == "postgresql" else sqlite
+    # The same browser's two first answers at once: one row, whichever insert comes first.
+    db.execute(dialect.insert(Player).values(**values).on_conflict_do_nothing(index_elements=["public_id"]))
+    player = _read(db, public_id, lock=True)
+    assert player is not None
     cookie[COOKIE_KEY] = player.public_id
+    cookie.pop(RULES_KEY, None)
     cookie.permanent = True
     g.request_player = player
     return player
+
+
+def _read(db: Session, public_id: str, lock: bool) -> Player | None:
+    query = select(Player).where(Player.public_id == public_id)
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    return db.scalars(query).one_or_none()
+
+
+def visitor(db: Session) -> Player:
+    """The cookie's player for a page that only reads: the row when there is one, else a stand-in
+    at the starting rating that is never stored (``id`` None), its id put in the cookie so the
+    row made on the first write is this one."""
+    player = current_player(db, create=False)
+    if player is not None:
+        return player
+    public_id = player_id_in_cookie()
+    if public_id is None:
+        public_id = cookie[COOKIE_KEY] = new_public_id()
+        cookie.permanent = True
+    return Player(public_id=public_id, name=None, username=None, rules=_cookie_rules(), rating=START_RATING,
+                  deviation=START_DEVIATION, volatility=START_VOLATILITY, streak=0, best_streak=0,
+                  daily_streak=0, last_daily_solved=None, rated_attempts=0)
+
+
+def limit_key() -> str:
+    """A rate limit's key for "per player": the cookie's id, given now when it has none yet (so
+    the request that makes the row counts for the player it makes)."""
+    public_id = player_id_in_cookie()
+    if public_id is None:
+        public_id = cookie[COOKIE_KEY] = new_public_id()
+        cookie.permanent = True
+    return f"player:{public_id}"
+
+
+def remember_rules(rules: str) -> None:
+    """A visitor's rule set, kept in the cookie until they are a row (which then takes it)."""
+    cookie[RULES_KEY] = rules
+
+
+def _cookie_rules() -> str:
+    rules = cookie.get(RULES_KEY)
+    return rules if isinstance(rules, str) and rules in PRESETS else DEFAULT_RULES
 
 
 def request_player(db: Session) -> Player | None:
@@ -73,8 +139,8 @@ def start_session(player: Player) -> None:
 
 
 def end_session() -> None:
-    """Log out: the cookie session emptied; the next page the browser asks for makes a new
-    anonymous player."""
+    """Log out: the cookie session emptied; the next page the browser asks for gives it a new
+    anonymous id (a row once it answers)."""
     cookie.clear()
 
 
@@ -162,6 +228,7 @@ def adopt(db: Session, anonymous: Player, account: Player) -> Adopted:
             anonymous.rating, anonymous.deviation, anonymous.volatility)
         account.streak = anonymous.streak
     account.best_streak = max(account.best_streak, anonymous.best_streak, account.streak)
+    account.rated_attempts += anonymous.rated_attempts  # both first tries at a puzzle stay rated
     account.last_daily_solved, account.daily_streak = _daily_run(db, account.id)
     if not account.name and anonymous.name:
         account.name = anonymous.name

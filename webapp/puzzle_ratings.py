@@ -11,8 +11,9 @@ Exact where it matters, loose where it is harmless:
   are offered (one answer moves a puzzle's rating by a few points); the rating an answer is
   scored against is always the locked row's (``record.record_attempt``).
 
-Which puzzles are blocked is NOT kept here: a reported puzzle must stop being served the moment
-the report commits, in every process, so ``train.blocked_ids`` asks the database each time.
+Which puzzles are hidden is NOT kept here: a reported puzzle must stop being served (to its
+reporter, or to everyone once enough agree) the moment the report commits, in every process, so
+``train.hidden_ids`` asks the database each time.
 """
 
 from __future__ import annotations

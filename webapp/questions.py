@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, current_app, g
+from flask import Flask, current_app
 
 import analyzer
 from analyzer import PRESETS, Limits, Question, QuestionError
@@ -83,7 +83,6 @@ def answer(question: Question) -> dict[str, Any]:
     found = cache.get(question)
     if found is not None:
         return found
-    g.solver_ran = True  # counted against the client's rate limit (webapp.safety)
     answered = analyzer.answer(question)
     # An answer the time limit cut short (a lay-down not proven best, outs or discards left
     # unranked, a buy verdict stopped early) may come out better next time: it is not kept.

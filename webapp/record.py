@@ -9,8 +9,8 @@ together with the player and the puzzle, so it cannot be forged or moved to anot
    are recorded one after another;
 2. finds an attempt with the same token: a second submission returns it and changes nothing;
 3. rates only the player's first attempt at the puzzle: the puzzle's rating row is made if
-   missing (INSERT ... ON CONFLICT DO NOTHING) and locked, both ratings move (Glicko-2), the
-   streak moves;
+   missing (INSERT ... ON CONFLICT DO NOTHING) and locked, both ratings move (Glicko-2; the
+   puzzle's by the share the player is trusted with, capped: ``webapp.trust``), the streak moves;
 4. for today's daily puzzle, the player's first answer today is their daily result, and a
    solve extends the daily streak;
 5. adds the attempt. The unique key (player, token) is the last line of defence.
@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from puzzles.model import Puzzle
 from webapp.db import Attempt, DailyResult, Player, PuzzleRating
 from webapp.glicko2 import Rating, rate_attempt
+from webapp.trust import ESTABLISHED_ATTEMPTS, moved_puzzle, puzzle_share
 
 # A puzzle's first rating row: the bank's estimate, held loosely until players have met it.
 PUZZLE_START_DEVIATION = 250.0
@@ -72,8 +73,11 @@ class Recorded:
 
 
 def record_attempt(db: Session, player: Player, puzzle: Puzzle, token: str, answer: dict[str, Any],
-                   right: bool, *, daily_day: date | None) -> Recorded:
-    """Record one answer, inside the caller's write transaction, ``player`` locked by the caller."""
+                   right: bool, *, daily_day: date | None, established_attempts: int = ESTABLISHED_ATTEMPTS,
+                   ) -> Recorded:
+    """Record one answer, inside the caller's write transaction, ``player`` locked by the caller;
+    ``established_attempts``: the rated attempts after which an anonymous player's answers move
+    puzzle ratings (``webapp.trust``)."""
     # The player's attempts at this puzzle: one with this token makes this a repeat (a token is
     # issued for one puzzle), any other makes it a replay. One query on (player, puzzle).
     earlier = list(db.scalars(select(Attempt).where(Attempt.player_id == player.id, Attempt.puzzle_id == puzzle.id)))
@@ -86,11 +90,11 @@ def record_attempt(db: Session, player: Player, puzzle: Puzzle, token: str, answ
     if attempt.rated:
         puzzle_rating = _locked_puzzle_rating(db, puzzle)
         attempt.puzzle_rating_before = puzzle_rating.rating
-        new_player, new_puzzle = rate_attempt(
-            Rating(player.rating, player.deviation, player.volatility),
-            Rating(puzzle_rating.rating, puzzle_rating.deviation, puzzle_rating.volatility),
-            right,
-        )
+        puzzle_before = Rating(puzzle_rating.rating, puzzle_rating.deviation, puzzle_rating.volatility)
+        new_player, glicko_puzzle = rate_attempt(
+            Rating(player.rating, player.deviation, player.volatility), puzzle_before, right)
+        # Trust judged before this attempt counts: the tenth attempt is still a newcomer's.
+        new_puzzle = moved_puzzle(puzzle_before, glicko_puzzle, puzzle_share(player, established_attempts))
         player.rating, player.deviation, player.volatility = (
             new_player.rating, new_player.deviation, new_player.volatility)
         puzzle_rating.rating, puzzle_rating.deviation, puzzle_rating.volatility = (
@@ -98,6 +102,7 @@ def record_attempt(db: Session, player: Player, puzzle: Puzzle, token: str, answ
         puzzle_rating.attempts += 1
         puzzle_rating.solved += int(right)
         attempt.puzzle_rating_after = new_puzzle.rating
+        player.rated_attempts = (player.rated_attempts or 0) + 1
         player.streak = player.streak + 1 if right else 0
         player.best_streak = max(player.best_streak, player.streak)
     attempt.rating_after = player.rating

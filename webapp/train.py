@@ -5,9 +5,14 @@ once, the daily puzzle, the dashboard, and reports of wrong puzzles.
                                    easier/harder in the query; the rule set is remembered)
     GET  /puzzles/<id>             a puzzle: rated on the first try, a replay afterwards (unrated)
     POST /puzzles/<id>/answer      the answer: feedback at once; a repeat of the form changes nothing
-    POST /puzzles/<id>/report      "this puzzle is wrong": not served again until reviewed
+    POST /puzzles/<id>/report      "this puzzle is wrong": hidden from the reporter at once, from
+                                   everyone when enough established players agree (webapp/trust.py)
     GET  /daily                    today's puzzle, the player's result, how many solved it
     GET  /dashboard                rating over time, results by theme, failed puzzles to replay
+
+The pages only read: a visitor becomes a player row on their first answer or report (or name,
+or account), never by looking (``players.visitor``). Answers and reports are limited per player
+and per address (``ANSWERS_PER_PLAYER`` and the like, in ``webapp/__init__.py``).
 """
 
 from __future__ import annotations
@@ -18,8 +23,8 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any, NoReturn
 
-from flask import Blueprint, abort, redirect, render_template, request, url_for
-from sqlalchemy import Exists, exists, func, select
+from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
+from sqlalchemy import ColumnElement, Exists, exists, func, select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
@@ -27,19 +32,27 @@ from analyzer import PRESETS, Card
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
-from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle
-from webapp.players import current_player, display_name, player_id_in_cookie
+from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
+from webapp.players import (
+    current_player,
+    display_name,
+    limit_key,
+    player_id_in_cookie,
+    remember_rules,
+    visitor,
+)
 from webapp.puzzle_parts import position_view
 from webapp.puzzle_ratings import puzzle_ratings
 from webapp.record import TokenError, daily_streak, issue_token, read_token, record_attempt
+from webapp.safety import limited
+from webapp.trust import hidden_from, is_hidden, report_weight, withdrawn
 
 blueprint = Blueprint("train", __name__)
 
 DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
 MAX_REASON = 500  # characters in a report's reason
-BLOCKING_STATES = ("open", "blocked")
 
 
 class BadSubmission(ValueError):
@@ -48,18 +61,19 @@ class BadSubmission(ValueError):
 
 @contextmanager
 def player_transaction() -> Iterator[tuple[Session, Player]]:
-    """A page's read transaction and the cookie's player. A first visit's player is made before,
-    in a write transaction: on SQLite a read transaction that inserts does not wait its turn
-    among the writers (``db.write_transaction``) but in SQLite's busy handler, which sleeps up
-    to 100 ms a try, and makes every answer behind it wait as long (seen by
-    benchmarks/trainer_load as answer tails of 100-350 ms while new players arrived)."""
-    if player_id_in_cookie() is None:
-        with write_transaction() as db:
-            current_player(db)
+    """A page's read transaction and the cookie's player: its row, or for a visitor who has not
+    written anything yet a stand-in never stored (``players.visitor``). Only reads: a look at a
+    page takes no write lock and adds no row."""
     with transaction() as db:
-        player = current_player(db)  # made here only if the cookie names a player no longer there
-        assert player is not None
-        yield db, player
+        yield db, visitor(db)
+
+
+def _quorum() -> int:
+    return int(current_app.config["REPORT_QUORUM"])
+
+
+def _established_attempts() -> int:
+    return int(current_app.config["ESTABLISHED_ATTEMPTS"])
 
 
 # ---- practice --------------------------------------------------------------------------------------
@@ -88,7 +102,12 @@ def practice() -> Response | tuple[str, int]:
         filters = _filters(request.args, player)
         remember = filters["rules"] != player.rules
         chosen = None if remember else _choose(db, player, filters)
-    if remember:
+    if remember and player.id is None:  # a visitor: remembered in the cookie, no row made
+        remember_rules(filters["rules"])
+        with transaction() as db:
+            player = visitor(db)
+            chosen = _choose(db, player, filters)
+    elif remember:
         # The rule set asked for is the one remembered: a write to the row just read, so in a
         # write transaction (on SQLite a read transaction that then writes fails outright when
         # another writer got in between: a 500 under load, found by benchmarks/trainer_load).
@@ -108,20 +127,22 @@ def _choose(db: Session, player: Player, filters: Mapping[str, str]) -> Puzzle |
         bank().by_rules.get(filters["rules"], ()), puzzle_ratings().current(db), player.rating,
         rules=filters["rules"],
         kind=filters["kind"] or None, theme=filters["theme"] or None,
-        offset=int(DIFFICULTY[filters["difficulty"]]), exclude=_attempted(db, player) | blocked_ids(db),
-        rng=random.Random(),
+        offset=int(DIFFICULTY[filters["difficulty"]]),
+        exclude=_attempted(db, player) | hidden_ids(db, player), rng=random.Random(),
     )
 
 
 def _attempted(db: Session, player: Player) -> set[str]:
+    if player.id is None:
+        return set()
     return set(db.scalars(select(Attempt.puzzle_id).where(Attempt.player_id == player.id).distinct()))
 
 
-def blocked_ids(db: Session) -> set[str]:
-    """Puzzles not served: reported and not yet cleared (open), or blocked by a maintainer.
-    Read on every request, never kept: a report stops its puzzle the moment it commits, in
+def hidden_ids(db: Session, player: Player) -> set[str]:
+    """Puzzles not served to ``player``: out of service, or reported by them (``webapp.trust``).
+    Read on every request, never kept: a report hides its puzzle the moment it commits, in
     every process (a kept copy would need a query to check it anyway)."""
-    return set(db.scalars(select(Report.puzzle_id).where(Report.state.in_(BLOCKING_STATES)).distinct()))
+    return hidden_from(db, player, _quorum(), _daily_id(today()))
 
 
 def _choices() -> dict[str, Any]:
@@ -137,7 +158,7 @@ def _served(db: Session, puzzle_id: str, player: Player) -> tuple[Puzzle, bool]:
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
         _no_such_puzzle(404, puzzle_id)
-    blocked, tried = db.execute(select(_blocked(puzzle_id), _tried(player, puzzle_id))).one()
+    blocked, tried = db.execute(select(_hidden(puzzle_id, player), _tried(player, puzzle_id))).one()
     if blocked:
         abort(404, "this puzzle was reported as wrong and is waiting for review")
     return puzzle, bool(tried)
@@ -150,9 +171,9 @@ def _no_such_puzzle(code: int, puzzle_id: str, purpose: str = "") -> NoReturn:
     abort(code, f"there is no puzzle {puzzle_id[:20]!r}{purpose}")
 
 
-def _blocked(puzzle_id: str) -> Exists:
-    """Whether a puzzle is blocked now: asked on every request, see ``blocked_ids``."""
-    return exists().where(Report.puzzle_id == puzzle_id, Report.state.in_(BLOCKING_STATES))
+def _hidden(puzzle_id: str, player: Player) -> ColumnElement[bool]:
+    """Whether a puzzle is hidden from ``player`` now: asked on every request, see ``hidden_ids``."""
+    return is_hidden(puzzle_id, player, _quorum(), _daily_id(today()))
 
 
 def _tried(player: Player, puzzle_id: str) -> Exists:
@@ -193,7 +214,14 @@ def _next_query(values: Mapping[str, str]) -> dict[str, str]:
     return {name: values[name] for name in ("kind", "theme", "difficulty") if values.get(name)}
 
 
+def _written(response: Response) -> bool:
+    """An answer or report that reached the database (recorded, or a repeat read back)."""
+    return bool(g.get("trainer_wrote"))
+
+
 @blueprint.post("/puzzles/<puzzle_id>/answer")
+@limited("ANSWERS_PER_ADDRESS", "answers from your address", deduct_when=_written)
+@limited("ANSWERS_PER_PLAYER", "answers from this browser", key_func=limit_key, deduct_when=_written)
 def answer(puzzle_id: str) -> tuple[str, int]:
     puzzle = bank().by_id.get(puzzle_id)
     if puzzle is None:
@@ -204,18 +232,18 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         return _refused(puzzle, str(error))
     day = today()
     daily_day = day if _daily_id(day) == puzzle.id else None
+    # The token is checked before any write: a forged form makes no row. The cookie's id is the
+    # row's (a first answer makes the row with the id its form was issued to).
+    token = _check_token(player_id_in_cookie(), puzzle.id)
     with write_transaction() as db:
-        player = current_player(db, create=False, lock=True)
-        if player is None:
-            abort(400, "answer a puzzle from its page: this browser has no player yet (are cookies on?)")
-        try:
-            token = read_token(request.form.get("token", ""), player.public_id, puzzle.id)
-        except TokenError as error:
-            abort(400, str(error))
-        if db.scalar(select(_blocked(puzzle.id))):
+        player = current_player(db, lock=True)
+        assert player is not None
+        if db.scalar(select(_hidden(puzzle.id, player))):
             abort(400, "this puzzle was reported as wrong and is waiting for review")
-        recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day)
+        recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day,
+                                  established_attempts=_established_attempts())
         solved_today = _solved_count(db, day) if daily_day else None
+        g.trainer_wrote = True
     # Committed: the page is drawn from what was recorded, after the write lock is let go.
     attempt = recorded.attempt
     if not recorded.repeat and attempt.puzzle_rating_after is not None:
@@ -229,6 +257,16 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         "next_query": _next_query(request.form),
     }
     return render_template("train/result.html", **context), 200
+
+
+def _check_token(public_id: str | None, puzzle_id: str) -> str:
+    """The answer form's one-time token, when it was issued to ``public_id`` for this puzzle."""
+    if public_id is None:
+        abort(400, "answer a puzzle from its page: this browser has no player yet (are cookies on?)")
+    try:
+        return read_token(request.form.get("token", ""), public_id, puzzle_id)
+    except TokenError as error:
+        abort(400, str(error))
 
 
 def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored:
@@ -252,9 +290,7 @@ def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored:
 def _refused(puzzle: Puzzle, message: str) -> tuple[str, int]:
     """A submission that is not an answer: the puzzle again with the message, 400, nothing recorded."""
     db = session()
-    player = current_player(db, create=False)
-    if player is None:
-        abort(400, message)
+    player = visitor(db)
     context = _puzzle_context(db, player, puzzle, errors=message)
     db.rollback()
     return render_template("train/puzzle.html", **context), 400
@@ -271,7 +307,12 @@ def _solved_count(db: Session, day: date) -> int:
 
 
 @blueprint.post("/puzzles/<puzzle_id>/report")
+@limited("REPORTS_PER_ADDRESS", "reports from your address", deduct_when=_written)
+@limited("REPORTS_PER_PLAYER", "reports from this browser", key_func=limit_key, deduct_when=_written)
 def report(puzzle_id: str) -> tuple[str, int]:
+    """A report: hidden from its reporter at once; its weight (``trust.report_weight``) is
+    judged now, from the rated attempts the reporter has made so far. A second report of the
+    same puzzle by the same player adds nothing."""
     if puzzle_id not in bank().by_id:
         _no_such_puzzle(400, puzzle_id, " to report")
     reason = request.form.get("reason", "").strip()
@@ -280,8 +321,14 @@ def report(puzzle_id: str) -> tuple[str, int]:
     with write_transaction() as db:  # reads the player, then writes: see practice()
         player = current_player(db, lock=True)
         assert player is not None
-        db.add(Report(puzzle_id=puzzle_id, player_id=player.id, reason=reason))
-    return render_template("train/reported.html", puzzle_id=puzzle_id), 200
+        again = db.scalar(select(exists().where(Report.puzzle_id == puzzle_id, Report.player_id == player.id,
+                                                Report.state == "open")))
+        if not again:
+            db.add(Report(puzzle_id=puzzle_id, player_id=player.id, reason=reason,
+                          weight=report_weight(player, _established_attempts())))
+        g.trainer_wrote = True
+    daily = _daily_id(today()) == puzzle_id
+    return render_template("train/reported.html", puzzle_id=puzzle_id, daily=daily), 200
 
 
 # ---- the daily puzzle ----------------------------------------------------------------------------------
@@ -294,9 +341,12 @@ def daily_page() -> tuple[str, int]:
     if puzzle is None:
         abort(404, "there is no daily puzzle for today")
     with player_transaction() as (db, player):
-        result = db.get(DailyResult, (player.id, day))
-        context = _puzzle_context(db, player, puzzle) if result is None else {"player": player, "puzzle": puzzle}
+        result = db.get(DailyResult, (player.id, day)) if player.id is not None else None
+        set_aside = result is None and bool(db.scalar(select(_hidden(puzzle.id, player))))
+        context = (_puzzle_context(db, player, puzzle) if result is None and not set_aside
+                   else {"player": player, "puzzle": puzzle})
         context.update({
+            "set_aside": set_aside, "withdrawn": set_aside and withdrawn(db, puzzle.id),
             "result": result, "day": day, "solved_today": _solved_count(db, day),
             "daily_streak": daily_streak(player, day),
             "tried_today": db.scalar(select(func.count()).select_from(DailyResult).where(DailyResult.day == day)) or 0,
@@ -310,7 +360,8 @@ def daily_page() -> tuple[str, int]:
 @blueprint.get("/dashboard")
 def dashboard() -> tuple[str, int]:
     with player_transaction() as (db, player):
-        attempts = list(db.scalars(select(Attempt).where(Attempt.player_id == player.id).order_by(Attempt.id)))
+        attempts = [] if player.id is None else list(
+            db.scalars(select(Attempt).where(Attempt.player_id == player.id).order_by(Attempt.id)))
         context = {"player": player, "name": display_name(player), **summary(player, attempts, today())}
     return render_template("train/dashboard.html", **context), 200
 

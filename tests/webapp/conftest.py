@@ -61,6 +61,31 @@ def make_app(tmp_path: Path, database_url: str | None = None, **config: Any) -> 
     return app
 
 
+def establish(app: Flask, client: FlaskClient, rated: int = 10, deviation: float | None = None) -> int:
+    """Make ``client``'s player a row (by taking a name) and give it ``rated`` rated attempts
+    (and a deviation), as if it had played that much: trusted by ``webapp.trust``. Its id."""
+    import re
+
+    from sqlalchemy import select
+
+    from webapp.db import Player, session
+
+    page = client.get("/name")
+    token = re.search(r'<meta name="csrf-token" content="([^"]+)"', page.text)
+    assert token is not None
+    assert client.post("/name", data={"csrf_token": token.group(1), "name": "Regular"}).status_code == 303
+    with client.session_transaction() as cookie:
+        public_id = cookie["player"]
+    with app.app_context():
+        db = session()
+        player = db.scalars(select(Player).where(Player.public_id == public_id)).one()
+        player.rated_attempts = rated
+        if deviation is not None:
+            player.deviation = deviation
+        db.commit()
+        return player.id
+
+
 @pytest.fixture
 def app(tmp_path: Path) -> Flask:
     return make_app(tmp_path)
@@ -111,8 +136,8 @@ def page(page: Page) -> Iterator[Page]:
     problems: list[str] = []
 
     def heard(message: ConsoleMessage) -> None:
-        # a 400 answer is logged as a failed resource: that is the page working as meant
-        if message.type == "error" and "status of 400" not in message.text:
+        # a 400 or 429 answer is logged as a failed resource: that is the page working as meant
+        if message.type == "error" and not any(f"status of {code}" in message.text for code in (400, 429)):
             problems.append(message.text)
 
     page.on("console", heard)

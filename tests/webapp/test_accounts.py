@@ -315,7 +315,8 @@ def test_register_log_out_log_in(app: Flask, client: FlaskClient) -> None:
     response = logout(client)
     assert response.status_code == 303 and response.headers["Location"] == "/"
     assert "Log in" in header(client) and "Log out" not in header(client)
-    assert me(app, client)["id"] != account["id"]  # a fresh anonymous player now
+    # a fresh anonymous visitor now, a row once it answers
+    assert cookie_player(app, client) != public_id_of(app, "ada")
     assert "0 of 0 rated puzzles" in client.get("/dashboard").text
     response = login(client, " ADA ")
     assert response.status_code == 303 and response.headers["Location"] == "/dashboard"
@@ -420,7 +421,7 @@ def test_logging_in_rotates_the_session(app: Flask, client: FlaskClient) -> None
     planted = app.test_client()
     planted.set_cookie("session", old_cookie.value)
     assert "Log out" not in header(planted)
-    assert me(app, planted)["username"] is None
+    assert cookie_player(app, planted) not in players(app)  # a visitor with no row: no account, no history
 
 
 def test_registering_rotates_the_session_and_the_players_cookie_id(app: Flask, client: FlaskClient) -> None:
@@ -435,7 +436,7 @@ def test_registering_rotates_the_session_and_the_players_cookie_id(app: Flask, c
     planted = app.test_client()
     planted.set_cookie("session", old_cookie.value)
     assert "Log out" not in header(planted)
-    assert me(app, planted)["username"] is None and len(me(app, planted)["attempts"]) == 0
+    assert cookie_player(app, planted) not in players(app)  # a visitor with no row: no account, no history
 
 
 # ---- adoption ----------------------------------------------------------------------------------------------

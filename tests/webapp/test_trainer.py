@@ -17,7 +17,7 @@ from sqlalchemy import func, select
 
 from puzzles.bank import RETIRED, load_bank, write_puzzles
 from puzzles.model import Puzzle
-from tests.webapp.conftest import make_app
+from tests.webapp.conftest import establish, make_app
 from webapp.db import Attempt, DailyResult, Player, PuzzleRating, Report, session
 
 BANK = load_bank()
@@ -87,7 +87,7 @@ def app(tmp_path: Path) -> Flask:
 # ---- practice ------------------------------------------------------------------------------------
 
 
-def test_a_first_visit_makes_a_player_and_practice_serves_a_puzzle_of_their_rule_set(app: Flask, client: FlaskClient) -> None:
+def test_a_first_visit_makes_no_player_and_practice_serves_a_puzzle_of_their_rule_set(app: Flask, client: FlaskClient) -> None:
     response = client.get("/practice")
     assert response.status_code == 303
     puzzle = BY_ID[response.headers["Location"].split("/puzzles/")[1].split("?")[0]]
@@ -95,12 +95,17 @@ def test_a_first_visit_makes_a_player_and_practice_serves_a_puzzle_of_their_rule
     assert "session=" in response.headers.get("Set-Cookie", "")
     page = client.get(response.headers["Location"])
     assert "Rated: your first try" in page.text
-    assert counts(app)["players"] and len(counts(app)["players"]) == 1
-    # the rule set asked for is remembered for the next puzzle
+    assert counts(app)["players"] == {}  # a row comes with the first answer, not the first look
+    # the rule set asked for is remembered for the next puzzle (in the cookie until there is a row)
     chosen = client.get("/practice?rules=contract")
     assert BY_ID[chosen.headers["Location"].split("/puzzles/")[1]].rules == "contract"
     again = client.get("/practice")
     assert BY_ID[again.headers["Location"].split("/puzzles/")[1]].rules == "contract"
+    contract = BY_ID[again.headers["Location"].split("/puzzles/")[1]]
+    assert answer(client, contract, choice="pass", card=contract.hand[0].token, cannot="1").status_code == 200
+    (player_id,) = counts(app)["players"]
+    with app.app_context():
+        assert session().get(Player, player_id).rules == "contract"  # the row took the cookie's rule set
 
 
 @pytest.mark.parametrize("kind", ["lay-down", "discard", "buy"])
@@ -140,14 +145,15 @@ def test_practice_never_serves_a_puzzle_already_attempted(app: Flask, client: Fl
 
 
 def test_a_right_discard_is_rated_and_moves_both_ratings_up_and_down(app: Flask, client: FlaskClient) -> None:
+    establish(app, client, deviation=90.0)  # trusted: its answers move puzzles (webapp.trust)
     response = answer(client, DISCARD, card=DISCARD.answers[-1])
     assert response.status_code == 200
     assert "Right!" in response.text and "Streak: <span id=\"streak\">1</span>" in response.text
     after = counts(app)
     (player,) = after["players"].values()
-    assert player[0] > 1500 and player[1] < 350 and player[2] == 1
+    assert player[0] > 1500 and player[1] < 90 and player[2] == 1
     rating, attempts, solved = after["puzzles"][DISCARD.id]
-    assert rating < DISCARD.rating and attempts == 1 and solved == 1
+    assert DISCARD.rating - 30 <= rating < DISCARD.rating and attempts == 1 and solved == 1
     assert after["attempts"] == 1 and after["rated"] == 1
 
 
@@ -160,7 +166,22 @@ def test_a_wrong_buy_lowers_the_rating_and_shows_the_answer_and_why(app: Flask, 
     assert "Why:" in response.text and "/analyze?" in response.text
     (player,) = counts(app)["players"].values()
     assert player[0] < 1500 and player[2] == 0
-    assert counts(app)["puzzles"][BUY.id][0] > BUY.rating
+    # a new anonymous player's answer moves their own rating, never the puzzle's (webapp.trust)
+    assert counts(app)["puzzles"][BUY.id][0] == BUY.rating
+
+
+def test_a_provisional_account_moves_a_puzzle_by_less_than_an_established_player(tmp_path: Path) -> None:
+    moved = {}
+    for deviation in (300.0, 90.0):
+        app = make_app(tmp_path / str(deviation))
+        client = app.test_client()
+        establish(app, client, deviation=deviation)
+        with app.app_context():  # a puzzle players have met often: Glicko-2 moves it by less than the cap
+            session().add(PuzzleRating(puzzle_id=BUY.id, rating=float(BUY.rating), deviation=60.0, volatility=0.06))
+            session().commit()
+        answer(client, BUY, choice="pass" if BUY.answers[0] == "buy" else "buy")
+        moved[deviation] = counts(app)["puzzles"][BUY.id][0] - BUY.rating
+    assert 0 < moved[300.0] < moved[90.0] < 30
 
 
 def test_a_replay_is_not_rated_and_the_page_says_so(app: Flask, client: FlaskClient) -> None:
@@ -391,7 +412,8 @@ def test_a_retired_puzzle_is_not_served_but_the_dashboard_still_reads_its_attemp
     write_puzzles(folder / RETIRED / "progressive-discard.jsonl.gz", [retired])
     app = make_app(tmp_path, PUZZLE_BANK=str(folder))
     client = app.test_client()
-    fields = form_of(client, f"/puzzles/{DISCARD.id}")  # the first visit makes the player
+    fields = form_of(client, f"/puzzles/{DISCARD.id}")
+    assert answer(client, DISCARD, fields, card=DISCARD.answers[0]).status_code == 200  # the player's row
     page = client.get(f"/puzzles/{retired.id}")
     assert page.status_code == 404 and "was retired" in page.text
     refused = client.post(f"/puzzles/{retired.id}/answer", data={**fields, "card": retired.answers[0]})

@@ -13,7 +13,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import func, select
 
-from tests.webapp.conftest import make_app
+from tests.webapp.conftest import establish, make_app
 from tests.webapp.test_trainer import BANK, BUY, DISCARD, form_of
 from webapp.db import Attempt, Player, PuzzleRating, session
 
@@ -86,6 +86,8 @@ def test_many_players_on_one_puzzle_at_once_lose_no_rating_update(tmp_path: Path
     attempt count and its chain of ratings before/after have no gap and no fork."""
     app = make_app(tmp_path, database_url)
     players = [app.test_client() for _ in range(6)]
+    for client in players:
+        establish(app, client)  # players whose answers move puzzles (webapp.trust)
     forms = [form_of(client, f"/puzzles/{DISCARD.id}") for client in players]
     wrong = next(card.token for card in DISCARD.hand if card.token not in DISCARD.answers)
     jobs = [post(client, DISCARD.id, {**form, "card": DISCARD.answers[0] if index % 2 else wrong})

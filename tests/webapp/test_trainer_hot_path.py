@@ -1,8 +1,8 @@
 """The trainer's hot path, kept cheap under load without losing a guarantee: the puzzle ratings
 /practice chooses from (webapp/puzzle_ratings.py: this process's answers seen at once, another
-process's within ``TRAINER_RATINGS_MAX_AGE``, a reported puzzle never served from a copy); a
-page reads its player once, header included; a first visit's player is made in a write
-transaction (SQLite: in its turn among the writers); a puzzle's own parts of its pages are drawn
+process's within ``TRAINER_RATINGS_MAX_AGE``, a blocked puzzle never served from a copy); a
+page reads its player once, header included; a first visit writes nothing, and the first answer
+makes the player in a write transaction (SQLite: in its turn among the writers); a puzzle's own parts of its pages are drawn
 once and kept (webapp/puzzle_parts.py), never carrying one player's tokens or form to another."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 from flask import Flask
 from sqlalchemy import event, select, update
 
-from tests.webapp.conftest import make_app
+from tests.webapp.conftest import establish, make_app
 from tests.webapp.test_trainer import BUY, DISCARD, LAY_DOWN, answer, form_of, wrong_discard
 from webapp.db import PuzzleRating, Report, engine, session, transaction
 from webapp.puzzle_ratings import puzzle_ratings
@@ -38,6 +38,7 @@ def table(app: Flask) -> dict[str, float]:
 def test_this_process_answers_are_seen_at_once(tmp_path: Path, database_url: str) -> None:
     app = make_app(tmp_path, database_url, TRAINER_RATINGS_MAX_AGE=3600.0)
     client = app.test_client()
+    establish(app, client)  # a player whose answers move puzzles
     assert ratings_now(app) == {}  # read once, now kept for an hour
     assert answer(client, DISCARD, card=DISCARD.answers[0]).status_code == 200
     assert answer(client, BUY, choice="pass" if BUY.answers[0] == "buy" else "buy").status_code == 200
@@ -64,14 +65,14 @@ def test_another_process_answers_are_seen_within_the_max_age(tmp_path: Path,
     assert ratings_now(app)[DISCARD.id] == ours + 40
 
 
-def test_a_report_stops_a_puzzle_at_once_whatever_the_copy(tmp_path: Path) -> None:
+def test_a_block_stops_a_puzzle_at_once_whatever_the_copy(tmp_path: Path) -> None:
     app = make_app(tmp_path, TRAINER_RATINGS_MAX_AGE=3600.0)
     client = app.test_client()
     fields = form_of(client, f"/puzzles/{BUY.id}")
     ratings_now(app)
-    with app.app_context():  # a report committed by another process (or the reports command)
+    with app.app_context():  # a block committed by another process (the reports command)
         with transaction() as db:
-            db.add(Report(puzzle_id=BUY.id, reason="elsewhere"))
+            db.add(Report(puzzle_id=BUY.id, reason="elsewhere", state="blocked"))
     assert client.get(f"/puzzles/{BUY.id}").status_code == 404
     assert answer(client, BUY, fields, choice="buy").status_code == 400
     for _ in range(20):
@@ -98,7 +99,8 @@ def players_read(app: Flask, client: Any, method: str, path: str, **data: str) -
 def test_a_page_reads_its_player_once_header_included(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     client = app.test_client()
-    fields = form_of(client, f"/puzzles/{DISCARD.id}")  # the player exists from here on
+    assert answer(client, BUY, choice="buy").status_code == 200  # the player exists from here on
+    fields = form_of(client, f"/puzzles/{DISCARD.id}")
     assert players_read(app, client, "GET", f"/puzzles/{DISCARD.id}") == (200, 1)
     assert players_read(app, client, "POST", f"/puzzles/{DISCARD.id}/answer", **fields,
                         card=DISCARD.answers[0]) == (200, 1)
@@ -107,26 +109,30 @@ def test_a_page_reads_its_player_once_header_included(tmp_path: Path) -> None:
     assert page.status_code == 200 and "Your name" in page.text
 
 
-def test_a_first_visit_makes_its_player_in_a_write_transaction(tmp_path: Path) -> None:
+def test_a_first_visit_writes_nothing_and_the_first_answer_makes_the_player_in_a_write_transaction(
+        tmp_path: Path) -> None:
     app = make_app(tmp_path)
     with app.app_context():
         bind = engine()
-    for path in ("/practice", f"/puzzles/{DISCARD.id}", "/daily", "/dashboard"):
-        client = app.test_client()
-        statements: list[str] = []
+    statements: list[str] = []
 
-        def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-            statements.append(statement.split("(")[0].strip().upper())
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement.split("(")[0].strip().upper())
 
-        event.listen(bind, "before_cursor_execute", seen)
-        try:
+    client = app.test_client()
+    event.listen(bind, "before_cursor_execute", seen)
+    try:
+        for path in ("/practice", f"/puzzles/{DISCARD.id}", "/daily", "/dashboard"):
             assert client.get(path).status_code in (200, 303)
-        finally:
-            event.remove(bind, "before_cursor_execute", seen)
-        inserted = statements.index("INSERT INTO PLAYERS")
-        began = [index for index, statement in enumerate(statements[:inserted]) if statement.startswith("BEGIN")]
-        assert statements[began[-1]] == "BEGIN IMMEDIATE", (path, statements)
-        assert players_read(app, client, "GET", path)[1] == 1  # known from now on: no write, one read
+        assert not [statement for statement in statements if statement.startswith(("INSERT", "UPDATE", "DELETE"))]
+        assert "BEGIN IMMEDIATE" not in statements  # no page took SQLite's write lock
+        assert answer(client, DISCARD, card=DISCARD.answers[0]).status_code == 200
+    finally:
+        event.remove(bind, "before_cursor_execute", seen)
+    inserted = statements.index("INSERT INTO PLAYERS")
+    began = [index for index, statement in enumerate(statements[:inserted]) if statement.startswith("BEGIN")]
+    assert statements[began[-1]] == "BEGIN IMMEDIATE", statements
+    assert players_read(app, client, "GET", "/dashboard")[1] == 1  # known from now on: one read
 
 
 # ---- a puzzle's kept parts ----------------------------------------------------------------------------

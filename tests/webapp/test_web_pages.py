@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
+
+from tests.webapp.conftest import make_app
 
 # Round 6 of progressive (1 set of 3 + 2 runs of 4), 14 cards (a buy, then the draw): lays
 # down with the joker as the 3♥ (Joker 4♥ 5♥ 6♥), discards and keeps two cards.
@@ -164,7 +167,7 @@ def test_random_junk_in_every_field_is_never_a_500(client: FlaskClient) -> None:
 
 
 def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
-        client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A buy verdict stopped before any simulated round finished has no figures: the page says
     what was left undone instead of failing on the missing numbers, and asks again next time."""
     import dataclasses
@@ -186,6 +189,7 @@ def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
         return dataclasses.replace(advice, buy=buy, unfinished=("the buy verdict: no simulated round finished",))
 
     monkeypatch.setattr(analyzer.question, "advise", cut_short)
+    client = make_app(tmp_path, ANALYSIS_WORKERS=0).test_client()  # answered in this process, where it is patched
     question = {"hand": "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", "round": "6", "players": "4", "buy": "7H"}
     for _ in range(2):
         response = page(client, **question)

@@ -94,16 +94,20 @@ def test_analyses_are_rate_limited_per_client(tmp_path: Path) -> None:
     assert client.post("/api/analyze", json={**HAND, "round": 2}).status_code == 200
     page = client.get("/analyze", query_string={**HAND, "round": "3"})
     assert page.status_code == 429 and "Too many analyses" in page.text
-    api = client.post("/api/analyze", json={**HAND, "round": 2})
+    api = client.post("/api/analyze", json={**HAND, "round": 4})
     assert api.status_code == 429 and "Too many analyses" in api.get_json()["error"]
     assert "Retry-After" in api.headers
+    # while refused, answers from the cache and the empty form are still served
+    assert client.post("/api/analyze", json={**HAND, "round": 2}).status_code == 200
+    assert client.get("/analyze", query_string=HAND).status_code == 200
+    assert client.get("/analyze").status_code == 200
     other = app.test_client()
     assert other.get("/analyze", query_string=HAND,
                      environ_base={"REMOTE_ADDR": "192.0.2.7"}).status_code == 200  # another client
 
 
 def test_the_solver_gets_the_servers_time_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = make_app(tmp_path, ANALYSIS_TIME_LIMIT=0.75)
+    app = make_app(tmp_path, ANALYSIS_TIME_LIMIT=0.75, ANALYSIS_WORKERS=0)  # in this process: seen here
     seen: list[Any] = []
     real = analyzer.question.analyze
 
@@ -117,7 +121,7 @@ def test_the_solver_gets_the_servers_time_cap(tmp_path: Path, monkeypatch: pytes
 
 
 def test_answers_are_cached_by_question(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app = make_app(tmp_path)
+    app = make_app(tmp_path, ANALYSIS_WORKERS=0)  # in this process, where the count is kept
     calls: list[Any] = []
     real = analyzer.question.advise
 
