@@ -20,6 +20,7 @@ from arena.policies import ArenaPolicy, PolicyName, Round, Sight, make_policy
 # here, real hands take thousandths): the answers are the same on any machine, however loaded.
 WORK = 5.0
 STREAM = "arena-1"  # the name of the deals' random stream: a new name deals new tables
+Dealt = tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...], tuple[Card, ...]]  # hands, stock, discards
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,12 @@ class TableResult:
 
     @property
     def relative_points(self) -> float:
-        return self.challenger_points - self.opponent_points
+        return self.relative_sum / (len(self.points) - 1)
+
+    @property
+    def relative_sum(self) -> int:
+        """``relative_points`` times the number of opponents: a whole number, summed exactly."""
+        return (len(self.points) - 1) * self.challenger_points - (sum(self.points) - self.challenger_points)
 
     @property
     def went_out_first(self) -> bool:
@@ -74,8 +80,9 @@ class SeedResult:
 
     @property
     def relative_points(self) -> float:
-        """The challenger's mean points less the opponents' mean points, over its seats."""
-        return sum(t.relative_points for t in self.tables) / len(self.tables)
+        """The challenger's mean points less the opponents' mean points, over its seats (one
+        division of whole numbers: the same policy in every seat gives exactly 0)."""
+        return sum(t.relative_sum for t in self.tables) / (len(self.tables) * (len(self.tables[0].points) - 1))
 
 
 def deal_seed(rules_name: str, round_number: int, seed: int) -> int:
@@ -83,30 +90,31 @@ def deal_seed(rules_name: str, round_number: int, seed: int) -> int:
     return random.Random(f"{STREAM}/{rules_name}/{round_number}/{seed}").randrange(2**63)
 
 
-def play_seed(match: Match, round_number: int, seed: int) -> SeedResult:
-    """The seed's deal played once with the challenger in each seat."""
+def play_seed(match: Match, round_number: int, seed: int, deals: list[Dealt] | None = None) -> SeedResult:
+    """The seed's deal played once with the challenger in each seat (``deals``: see ``play_table``)."""
     with deterministic_work(WORK):
         rules = load_rules(match.rules)
         at = Round(rules, round_number, match.players)
         shuffle = deal_seed(rules.name, round_number, seed)
-        tables = tuple(play_table(match, at, shuffle, seat, f"{rules.name}/{round_number}/{seed}/{seat}")
+        tables = tuple(play_table(match, at, shuffle, seat, f"{rules.name}/{round_number}/{seed}/{seat}",
+                                  deals)
                        for seat in range(match.players))
     return SeedResult(round_number, seed, tables)
 
 
 def play_table(match: Match, at: Round, shuffle: int, challenger_seat: int, name: str,
-               keep: list[Table] | None = None) -> TableResult:
+               deals: list[Dealt] | None = None) -> TableResult:
     """One table of the deal ``shuffle``: the challenger in ``challenger_seat``, one opponent
-    policy shared by the other seats (as a table of ``SimulatedPlayer``s shares one). ``keep``
-    receives the table when given (tests look at it)."""
+    policy shared by the other seats (as a table of ``SimulatedPlayer``s shares one). ``deals``,
+    when given, receives the cards as dealt (tests compare the tables of a seed)."""
     challenger = make_policy(match.challenger, at, f"{name}/challenger")
     opponent = make_policy(match.opponents, at, f"{name}/opponents")
     seats = [Seat(challenger if seat == challenger_seat else opponent, seat) for seat in range(at.players)]
     table = Table.deal(at.rules, at.number, at.players, shuffle, seats)
     for seat in seats:
         seat.table = table
-    if keep is not None:
-        keep.append(table)
+    if deals is not None:
+        deals.append((tuple(map(tuple, table.hands)), tuple(table.stock), tuple(table.discards)))
     outcome = table.play()
     buys = [0] * at.players
     for event in table.events:
