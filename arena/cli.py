@@ -127,7 +127,7 @@ def _ray_jobs(jobs: Sequence[Job]) -> Iterator[SeedResult]:
     if not ray.is_initialized():
         ray.init(log_to_driver=False)
     task = ray.remote(num_cpus=1)(_play)
-    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))
+    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
     pending: deque[Any] = deque()
     try:
         for job in jobs:
@@ -205,7 +205,7 @@ def _check_table(rules: Rules, rounds: Sequence[int], players: int) -> None:
 
 def _policy(name: str) -> PolicyName:
     try:
-        return PolicyName.find(name)
+        return PolicyName.named(name)
     except ValueError as error:
         raise UsageError(str(error)) from None
 

@@ -80,7 +80,7 @@ class PolicyName(enum.StrEnum):
     ADVISED = "advised"
 
     @classmethod
-    def find(cls, name: str) -> PolicyName:
+    def named(cls, name: str) -> PolicyName:
         try:
             return cls(name.lower())
         except ValueError:

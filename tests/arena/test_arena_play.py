@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 from collections import Counter
 
 import pytest
 
 from analyzer import Card, Play, SimulatedPlayer, Table, deterministic_work, parse_cards, preset
-from arena.duplicate import WORK, Match, Seat, play_seed
+from arena.duplicate import WORK, Match, Seat, SeedResult, play_seed
 from arena.policies import AdvisedPlayer, GreedyPlayer, PolicyName, Round, Sight
 from arena.report import report
 from arena.stats import interval, t_quantile
@@ -100,10 +101,20 @@ def test_random_loses_clearly(opponents: PolicyName) -> None:
     assert relative.low is not None and relative.low > 10, relative
 
 
-def test_the_advised_player_plays_a_legal_round() -> None:
-    result = play_seed(Match("progressive", 3, ADVISED, SIMULATED), 1, 0)
-    assert len(result.tables) == 3 and all(table.decisions > 0 for table in result.tables)
-    assert all(table.winner is not None for table in result.tables)
+def test_the_advised_player_plays_the_same_round_in_another_process() -> None:
+    """Its lay-downs, discard tables, outs and buy verdicts are bounded by deterministic work:
+    a fresh process plays the same tables (all but the time they took)."""
+    job = (Match("progressive", 3, ADVISED, SIMULATED), 1, 0)
+    here = play_seed(*job)
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        there = pool.apply(play_seed, job)
+
+    def untimed(result: SeedResult) -> SeedResult:
+        return dataclasses.replace(result, tables=tuple(dataclasses.replace(t, seconds=0.0) for t in result.tables))
+
+    assert untimed(here) == untimed(there)
+    assert len(here.tables) == 3 and all(table.decisions > 0 for table in here.tables)
+    assert all(table.winner is not None for table in here.tables)
 
 
 def test_the_advised_player_follows_the_advice() -> None:
