@@ -1,0 +1,316 @@
+"""The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``.
+
+A policy sees what its seat may see at the table, a ``Sight``: its hand, its own melds, every
+seat's melds, the discard pile and the card on offer. Never the stock, never another hand: the
+seat (``arena.duplicate.Seat``) builds the sight from the table and hands on nothing else.
+
+Every policy is a pure function of what it is shown and of the seeds it was made with, and all
+solving runs under ``deterministic_work`` (the caller's), so a table plays the same on any machine.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from analyzer import (
+    Card,
+    MeldKind,
+    Moment,
+    PlacedMeld,
+    Play,
+    Rank,
+    RoundSolver,
+    Rules,
+    SeatView,
+    SimulatedPlayer,
+    Verdict,
+    advise,
+    analyze,
+    extend_meld,
+)
+
+# Seconds that only guard against a runaway answer: every solve is bounded by deterministic work
+# (the caller's ``deterministic_work``), which is what makes the answers the same on any machine.
+TIME_LIMIT = 600.0
+SIMULATED_WORK = 2.0  # deterministic work per solve of a SimulatedPlayer, as analyzer.simulate's tables
+MAX_VERDICT_TURN = 60  # the latest own turn the buy verdict is asked about (analyzer.buy.MAX_TURN)
+
+
+@dataclass(frozen=True)
+class Sight(SeatView):
+    """What a seat may see at a decision: its own seat (``SeatView``: hand, melds, the card drawn,
+    own turn, buys) and the table: every seat's melds, the discard pile, who bought last."""
+
+    players: int
+    table: tuple[tuple[PlacedMeld, ...], ...]  # every seat's melds, by seat
+    discards: tuple[Card, ...]  # the discard pile, its top card last (the card on offer, if any)
+    bought_last: bool  # the round's last buy was this seat's
+
+    def seen(self, offered: Card | None = None) -> tuple[Card, ...]:
+        """The cards in sight but the hand (and the card on offer, when there is one): the pile
+        and the melds on the table, as ``advise`` counts them."""
+        pile = list(self.discards)
+        if offered is not None and pile and pile[-1] == offered:
+            pile.pop()
+        return tuple(pile) + tuple(card for melds in self.table for meld in melds for card in meld.cards)
+
+
+class ArenaPolicy(Protocol):
+    """A seat's three decisions, shown a ``Sight`` (the table's ``Policy``, given more to see)."""
+
+    def wants_discard(self, sight: Sight, card: Card) -> bool: ...
+
+    def wants_to_buy_at(self, sight: Sight, card: Card) -> bool: ...
+
+    def choose_play_after_draw(self, sight: Sight) -> Play: ...
+
+
+class PolicyName(enum.StrEnum):
+    """The closed set of policies, resolved to a player in one place (``make_policy``)."""
+
+    RANDOM = "random"
+    GREEDY = "greedy"
+    SIMULATED = "simulated"
+    ADVISED = "advised"
+
+    @classmethod
+    def named(cls, name: str) -> PolicyName:
+        try:
+            return cls(name.lower())
+        except ValueError:
+            raise ValueError(f"unknown policy {name!r}; known: {', '.join(cls)}") from None
+
+
+@dataclass(frozen=True)
+class Round:
+    """The round the policies play: rule set, round number, players at the table."""
+
+    rules: Rules
+    number: int
+    players: int
+
+    def simulated_player(self) -> SimulatedPlayer:
+        """A fresh ``SimulatedPlayer`` with its own memoised solver (bounded by work, not seconds)."""
+        return SimulatedPlayer(RoundSolver(self.rules, self.number, self.rules.deck_for(self.players), math.inf,
+                                           work=SIMULATED_WORK))
+
+
+def make_policy(name: PolicyName, at: Round, seed: str) -> ArenaPolicy:
+    """The player called ``name`` for this round; ``seed`` fixes a random player's choices."""
+    if name is PolicyName.RANDOM:
+        return RandomPlayer(at, random.Random(f"arena-random/{seed}"))
+    if name is PolicyName.GREEDY:
+        return GreedyPlayer(at, at.simulated_player())
+    if name is PolicyName.SIMULATED:
+        return at.simulated_player()
+    return AdvisedPlayer(at, at.simulated_player(), seed)
+
+
+# ---- random: any legal play ------------------------------------------------------------------------
+
+
+class RandomPlayer:
+    """Any legal play, each choice a coin toss: take the face-up card or not, buy or not, lay down
+    (the analyser's play) or not when the hand can, lay off each card that fits or not; the discard
+    is any card held."""
+
+    def __init__(self, at: Round, rng: random.Random) -> None:
+        self.at, self.rng = at, rng
+
+    def wants_discard(self, sight: Sight, card: Card) -> bool:
+        return self.rng.random() < 0.5
+
+    def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
+        return self.rng.random() < 0.5
+
+    def choose_play_after_draw(self, sight: Sight) -> Play:
+        rules = self.at.rules
+        hand = list(sight.hand)
+        if not sight.melds:
+            play = _lay_down_play(self.at, sight.hand)
+            if play is not None and self.rng.random() < 0.5:
+                return play
+            return Play(discard=self.rng.choice(hand))
+        melds = list(sight.melds)
+        lay_offs: list[tuple[int, Card]] = []
+        for card in sorted(hand, key=Card.sort_key):
+            if len(hand) == 1 and rules.discard_to_go_out == "required":
+                break  # the last card is the discard that goes out
+            fits = [(index, extended) for index, meld in enumerate(melds)
+                    if (extended := extend_meld(meld, card, rules)) is not None]
+            if fits and self.rng.random() < 0.5:
+                index, extended = self.rng.choice(fits)
+                melds[index] = extended
+                hand.remove(card)
+                lay_offs.append((index, card))
+        if not hand or (len(hand) == 1 and rules.discard_to_go_out == "never"):
+            return Play(lay_offs=tuple(lay_offs))
+        return Play(lay_offs=tuple(lay_offs), discard=self.rng.choice(hand))
+
+
+def _lay_down_play(at: Round, hand: Sequence[Card]) -> Play | None:
+    """The analyser's best play of the turn (``analyze`` after the draw), or None when the hand
+    cannot lay down (or holds more cards than the analyser reads for the round)."""
+    try:
+        best = analyze(hand, at.rules, at.number, at.players, TIME_LIMIT, Moment.AFTER_DRAW)
+    except ValueError:  # a hand grown past the sizes a turn can give (a buyer of everything)
+        return None
+    if not best.can_lay_down:
+        return None
+    return Play(lay_down=best.melds, discard=best.discard)
+
+
+# ---- greedy: a rule-aware greedy player -------------------------------------------------------------
+
+LOOSE, NEAR, MELDED, WILD = 0, 1, 2, 3  # how much a card is part of something, for ``GreedyPlayer``
+
+
+class GreedyPlayer:
+    """A simple rule-aware greedy player. Before laying down it keeps its melds and near-melds
+    (sets and runs the contract asks for, by card counting, no solver) and discards its
+    costliest loose card; it takes the face-up card, or buys it, only when the card completes a
+    meld (a wild card it takes always, and buys when it holds a near-meld); it lays down when
+    the analyser says it can, with the analyser's play. Once down it plays as ``SimulatedPlayer``
+    does (lays off what fits, discards the costliest)."""
+
+    def __init__(self, at: Round, after_lay_down: SimulatedPlayer) -> None:
+        self.at, self.after = at, after_lay_down
+        contract = at.rules.round(at.number).contract
+        self.set_size = min((spec.size for spec in contract if spec.kind is not MeldKind.RUN), default=None)
+        self.run_size = min((spec.size for spec in contract if spec.kind is MeldKind.RUN), default=None)
+
+    def wants_discard(self, sight: Sight, card: Card) -> bool:
+        if sight.melds:
+            return self.after.wants_discard(sight, card)
+        return self.at.rules.is_wild(card) or self._completes(sight.hand, card)
+
+    def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
+        if sight.melds:
+            return False
+        if self.at.rules.is_wild(card):
+            return any(level == NEAR for level in self.levels(sight.hand).values())
+        return self._completes(sight.hand, card)
+
+    def choose_play_after_draw(self, sight: Sight) -> Play:
+        if sight.melds:
+            return self.after.choose_play_after_draw(sight)
+        play = _lay_down_play(self.at, sight.hand)
+        if play is not None:
+            return play
+        levels = self.levels(sight.hand)
+        points = self.at.rules.points_of
+        return Play(discard=max(sight.hand, key=lambda c: (-levels[c], points(c), c.sort_key())))
+
+    def _completes(self, hand: Sequence[Card], card: Card) -> bool:
+        """Whether ``card`` makes a meld the hand does not have: it is melded with the hand's
+        cards, and more of them are melded than before."""
+        before = self.levels(hand)
+        after = self.levels([*hand, card])
+        melded = sum(1 for c in hand if before[c] == MELDED)
+        return after[card] == MELDED and sum(1 for c in hand if after[c] == MELDED) > melded
+
+    def levels(self, hand: Sequence[Card]) -> dict[Card, int]:
+        """Each card kind of ``hand``: WILD, MELDED (in a set or run of the contract's size),
+        NEAR (with another card that could make one) or LOOSE."""
+        rules = self.at.rules
+        naturals = [c for c in hand if not rules.is_wild(c)]
+        by_rank = Counter(c.rank for c in naturals)
+        places: dict[object, set[int]] = {}
+        for c in naturals:
+            places.setdefault(c.suit, set()).update(_places(c, rules))
+        levels = {}
+        for card in hand:
+            if rules.is_wild(card):
+                levels[card] = WILD
+                continue
+            level = LOOSE
+            if self.set_size is not None:
+                count = by_rank[card.rank]
+                level = MELDED if count >= self.set_size else NEAR if count >= 2 else LOOSE
+            if self.run_size is not None and level < MELDED:
+                held = places[card.suit]
+                for place in _places(card, rules):
+                    for first in range(place - self.run_size + 1, place + 1):
+                        window = set(range(first, first + self.run_size))
+                        if window <= held:
+                            level = MELDED
+                        elif len(window & held) >= 2:
+                            level = max(level, NEAR)
+            levels[card] = level
+        return levels
+
+
+def _places(card: Card, rules: Rules) -> tuple[int, ...]:
+    """The places a natural card takes in a run, 1 (low ace) to 14 (high ace)."""
+    assert card.rank is not None
+    if card.rank == Rank.ACE:
+        return tuple(p for p, allowed in ((1, rules.ace_low), (14, rules.ace_high)) if allowed)
+    return (int(card.rank),)
+
+
+# ---- advised: follows the public advice ----------------------------------------------------------------
+
+
+class AdvisedPlayer:
+    """Follows the analyser's public advice at every decision before laying down: the turn's best
+    play when it can lay down (``analyze`` after the draw), else the discard table's top row
+    (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
+    and buys by the buy verdict (BUY only). Once down the advice has nothing more to say: it plays
+    as ``SimulatedPlayer`` does."""
+
+    def __init__(self, at: Round, after_lay_down: SimulatedPlayer, seed: str) -> None:
+        self.at, self.after = at, after_lay_down
+        self.verdict_seed = random.Random(f"arena-advised/{seed}").randrange(2**31)
+        self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], frozenset[Card]] = {}
+
+    def wants_discard(self, sight: Sight, card: Card) -> bool:
+        if sight.melds:
+            return self.after.wants_discard(sight, card)
+        return card in self.outs(sight, card)
+
+    def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
+        if sight.melds:
+            return self.after.wants_to_buy_at(sight, card)
+        at = self.at
+        advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
+                        seed=self.verdict_seed, time_limit=TIME_LIMIT, buys_used=sight.buys_used,
+                        bought_last=sight.bought_last, moment=Moment.BEFORE_DRAW,
+                        turn=min(sight.turn + 1, MAX_VERDICT_TURN))
+        assert advice.buy is not None
+        return advice.buy.verdict is Verdict.BUY
+
+    def choose_play_after_draw(self, sight: Sight) -> Play:
+        if sight.melds:
+            return self.after.choose_play_after_draw(sight)
+        at = self.at
+        play = _lay_down_play(at, sight.hand)
+        if play is not None:
+            return play
+        advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen()), discards=True,
+                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW)
+        if not advice.discards:  # nothing ranked (never under deterministic work): the plain player's play
+            return self.after.choose_play_after_draw(sight)
+        return Play(discard=advice.discards[0].card)
+
+    def outs(self, sight: Sight, offered: Card) -> frozenset[Card]:
+        """The hand's outs before its draw, the offered card not counted as seen (asked once for
+        the offer to take and again for the offers to buy, on the same hand)."""
+        seen = _sorted(sight.seen(offered))
+        key = (sight.hand, seen)
+        if key not in self._outs:
+            at = self.at
+            advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, time_limit=TIME_LIMIT,
+                            moment=Moment.BEFORE_DRAW)
+            self._outs.clear()  # one hand at a time
+            self._outs[key] = frozenset(out.card for out in advice.outs)
+        return self._outs[key]
+
+
+def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:
+    return tuple(sorted(cards, key=Card.sort_key))

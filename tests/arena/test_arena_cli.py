@@ -1,0 +1,68 @@
+"""The ``rummy-arena`` command: its JSON the same for the same seeds (in one process or several),
+its picture, and bad input as one line and exit status 2."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from arena.cli import run
+
+ARGS = ["--rounds", "1,3", "--challenger", "greedy", "--opponents", "random", "--seeds", "0-3", "--json"]
+
+
+def test_the_same_seeds_give_the_same_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert run(ARGS) == 0
+    first = capsys.readouterr().out
+    assert run([*ARGS, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == first
+    report = json.loads(first)
+    assert {"rules", "players", "challenger", "opponents", "rounds", "total"} <= report.keys()
+    assert (report["rules"], report["players"], report["challenger"], report["opponents"]) == (
+        "progressive", 4, "greedy", "random")
+    assert [row["round"] for row in report["rounds"]] == [1, 3]
+    for row in [*report["rounds"], report["total"]]:
+        assert row["seeds"] == 4
+        points = row["relative_points"]
+        assert points["ci_low"] <= points["mean"] <= points["ci_high"] < 0  # random loses
+        assert 0 <= row["went_out_first"] <= 1 and row["buys_per_round"] >= 0
+
+
+def test_text_plot_and_game(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    picture = tmp_path / "arena.svg"
+    args = ["--rules", "shanghai", "--game", "--challenger", "greedy", "--opponents", "greedy", "--players", "3",
+            "--seeds", "0-1", "--plot", str(picture)]
+    assert run(args) == 0
+    out = capsys.readouterr().out
+    assert "greedy against greedy: shanghai, 3 players, seeds 0-1" in out
+    assert "total" in out and "a whole game" in out and "ms/decision" in out
+    svg = ET.parse(picture).getroot()
+    rounds = len([line for line in out.splitlines() if line.strip()[:1].isdigit()])
+    assert svg.tag.endswith("svg") and len(svg.findall("{http://www.w3.org/2000/svg}circle")) == rounds == 7
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--challenger", "nobody"], "unknown policy 'nobody'"),
+    (["--opponents", "x"], "unknown policy 'x'"),
+    (["--rules", "nope"], "unknown rule set 'nope'"),
+    (["--seeds", "5-2"], "seeds are a range from a smaller to a larger number, not '5-2'"),
+    (["--seeds", "a-b"], "seeds are a range such as 0-199"),
+    (["--players", "0"], "a table needs at least 2 players, not 0"),
+    (["--players", "9"], "not 9"),
+    (["--rounds", "8"], "round 8 does not exist in 'progressive'"),
+    (["--rounds", "3-1"], "rounds are a range from a smaller to a larger number"),
+    (["--workers", "0"], "must be at least 1, not 0"),
+    (["--engine", "spark"], "invalid choice: 'spark'"),
+    (["--game", "--rounds", "1"], "--game plays every round"),
+    (["--plot", "/nonexistent/dir/a.svg", "--seeds", "0", "--rounds", "1", "--challenger", "random",
+      "--opponents", "random"], "cannot write /nonexistent/dir/a.svg"),
+])
+def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run(args) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("rummy-arena: ") and message in captured.err
+    assert captured.err.count("\n") == 1
