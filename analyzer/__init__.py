@@ -39,6 +39,7 @@ _HOMES = {
     "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyOption", "Verdict"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
+    "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_span", "wild_cards"),
     "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
@@ -54,7 +55,9 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
+    "HIGH_ACE",
     "JOKER",
+    "LOW_ACE",
     "PRESETS",
     "Advice",
     "AdviceError",
@@ -98,6 +101,8 @@ __all__ = [
     "advise",
     "analyze",
     "answer",
+    "card_at",
+    "card_places",
     "check_rules",
     "deterministic_work",
     "end_on_interrupt",
@@ -109,7 +114,9 @@ __all__ = [
     "place_in_turn",
     "preset",
     "read_hand",
+    "run_span",
     "validate_lay_down",
+    "wild_cards",
 ]
 
 if TYPE_CHECKING:
@@ -120,6 +127,7 @@ if TYPE_CHECKING:
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand
+    from analyzer.melds import HIGH_ACE, LOW_ACE, card_at, card_places, run_span, wild_cards
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld

@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from analyzer.cards import ALL_CARD_KINDS, Card, Rank, sorted_cards
+from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
 from analyzer.hand import deck_copies
+from analyzer.melds import card_at, meld_problems, run_places, run_span, within_wild_limits
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import PRESETS, ContractMode, DeckRule, MeldKind, Rules, preset
@@ -61,93 +62,56 @@ class TableError(ValueError):
 # ---- melds on the table --------------------------------------------------------------------------
 
 
-def run_places(card: Card, rules: Rules) -> tuple[int, ...]:
-    """Places a natural card can take in a run: 1 (low ace) to 14 (high ace)."""
-    assert card.rank is not None
-    if card.rank != Rank.ACE:
-        return (int(card.rank),)
-    return tuple(p for p, allowed in ((1, rules.ace_low), (14, rules.ace_high)) if allowed)
-
-
-def _place_rank(place: int) -> Rank:
-    return Rank.ACE if place in (1, 14) else Rank(place)
-
-
-def _run_span(meld: PlacedMeld) -> tuple[int, int]:
-    """First and last place (1..14) of a run on the table."""
-    ranks = [int(card.rank) for card in meld.stands_for if card.rank is not None]
-    first = ranks[0]
-    if first == 1 and len(ranks) > 1 and ranks[1] != 2:  # an ace before a 2 is low, else high
-        first = 14
-    last = first + len(ranks) - 1
-    if first == 14:  # a lone high ace cannot start a run: it ends one
-        first, last = 14 - len(ranks) + 1, 14
-    return first, last
-
-
 def extend_meld(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
     """The meld with ``card`` laid off on it, or None when the card does not fit: a natural of the
     set's rank, or of the run's suit next to either end; a wild card standing for the next place up
-    (else down). Within the rule set's wild limits and run length."""
-    wild = rules.is_wild(card)
-    wilds = sum(1 for c in meld.cards if rules.is_wild(c))
-    if wild:
-        if rules.max_wilds_per_meld is not None and wilds + 1 > rules.max_wilds_per_meld:
-            return None
-        if not rules.wilds_may_outnumber_naturals and wilds + 1 > len(meld.cards) - wilds:
-            return None
+    (else down). Within the rule set's wild limits (``analyzer.melds.within_wild_limits``) and run
+    length."""
+    if rules.is_wild(card):
+        extended = _with_wild(meld, card, rules)
+        return extended if extended is not None and within_wild_limits(extended, rules) else None
     if meld.kind != MeldKind.RUN:
         rank = next((c.rank for c in meld.stands_for if c.rank is not None), None)
-        if wild:
-            suit_card = next(c for c in meld.stands_for)
-            return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (suit_card,))
         if card.rank != rank:
             return None
         return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
-    first, last = _run_span(meld)
-    if last - first + 1 >= rules.max_run_length:
-        return None
     suit = meld.stands_for[0].suit
-    positions = rules.run_positions()  # the ace and 2-place rules
-    bottom, top = positions[0], positions[-1]
-    if wild:
-        if last < top:
-            return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (Card(_place_rank(last + 1), suit),))
-        if first > bottom:
-            return PlacedMeld(meld.kind, (card,) + meld.cards, (Card(_place_rank(first - 1), suit),) + meld.stands_for)
-        return None
     if card.suit != suit:
         return None
+    first, last = run_span(meld)
+    if last - first + 1 >= rules.max_run_length:
+        return None
+    positions = rules.run_positions()  # the ace and 2-place rules
     places = run_places(card, rules)
-    if last + 1 in places and last < top:
+    if last + 1 in places and last < positions[-1]:
         return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
-    if first - 1 in places and first > bottom:
+    if first - 1 in places and first > positions[0]:
         return PlacedMeld(meld.kind, (card,) + meld.cards, (card,) + meld.stands_for)
     return None
 
 
-def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
-    """Whether a meld on the table is one: each natural stands for itself, a set's (or pair's)
-    cards for one rank, a run's for consecutive places of one suit, within the wild limits."""
-    if len(meld.cards) != len(meld.stands_for) or not meld.cards:
-        return False
-    if any(card != meaning and not rules.is_wild(card) for card, meaning in zip(meld.cards, meld.stands_for)):
-        return False
-    wilds = sum(1 for card, meaning in zip(meld.cards, meld.stands_for)
-                if card != meaning or (rules.deuces_always_wild and rules.is_wild(card)))
-    if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:
-        return False
-    if not rules.wilds_may_outnumber_naturals and wilds > len(meld.cards) - wilds:
-        return False
+def _with_wild(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
+    """``extend_meld`` for a wild card, before the wild limits: in a set it stands for the set's
+    rank, in a run for the next place up, else down (None: the run has no room)."""
     if meld.kind != MeldKind.RUN:
-        return len({meaning.rank for meaning in meld.stands_for}) == 1
-    if len({meaning.suit for meaning in meld.stands_for}) != 1 or len(meld.cards) > rules.max_run_length:
-        return False
-    first, last = _run_span(meld)
-    places = [first + i for i in range(len(meld.cards))]
-    return last == places[-1] <= 14 and all(_place_rank(place) == meaning.rank for place, meaning in
-                                      zip(places, meld.stands_for)) and first in rules.run_positions() and (
-        last in rules.run_positions())
+        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (meld.stands_for[0],))
+    first, last = run_span(meld)
+    if last - first + 1 >= rules.max_run_length:
+        return None
+    suit = meld.stands_for[0].suit
+    assert suit is not None
+    positions = rules.run_positions()
+    if last < positions[-1]:
+        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card_at(last + 1, suit),))
+    if first > positions[0]:
+        return PlacedMeld(meld.kind, (card,) + meld.cards, (card_at(first - 1, suit),) + meld.stands_for)
+    return None
+
+
+def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
+    """Whether a meld on the table is one: the validator's test of one meld
+    (``analyzer.melds.meld_problems``)."""
+    return not meld_problems(meld, rules)
 
 
 def cards_to_lay_down(rules: Rules, round_number: int) -> int:
@@ -559,7 +523,7 @@ class SimulatedPlayer:
         distance = float("inf")
         for meld in melds:
             if meld.kind == MeldKind.RUN and meld.stands_for[0].suit == card.suit:
-                first, last = _run_span(meld)
+                first, last = run_span(meld)
                 for place in run_places(card, self.rules):
                     distance = min(distance, place - last - 1 if place > last else first - place - 1)
         return distance

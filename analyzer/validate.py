@@ -2,8 +2,9 @@
 
 This module shares no code with the solver on purpose: it is the yardstick the solver's
 answers are held to, so it is written plainly, rule by rule, and never imports
-``analyzer.solver``. ``validate_lay_down`` returns every problem it finds as a sentence
-(an empty list means the lay-down is legal).
+``analyzer.solver`` (one meld on its own is read by ``analyzer.melds``, which does not
+either). ``validate_lay_down`` returns every problem it finds as a sentence (an empty list
+means the lay-down is legal).
 
 >>> from analyzer.cards import parse_cards
 >>> from analyzer.rules import MeldKind, preset
@@ -20,25 +21,12 @@ from __future__ import annotations
 import itertools
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
-from analyzer.cards import Card, Rank, Suit
+from analyzer.cards import Card
 from analyzer.hand import deck_copies
+from analyzer.melds import MeldShape, check_meld
 from analyzer.result import PlacedMeld
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
-
-LOW_ACE, HIGH_ACE = 1, 14
-
-
-@dataclass(frozen=True)
-class _Shape:
-    """What a structurally valid meld turned out to be: a set's rank, or a run's suit and span."""
-
-    kind: MeldKind
-    rank: Rank | None = None  # sets and pairs
-    suit: Suit | None = None  # runs
-    low: int = 0  # runs: first and last position, 1 (low ace) .. 14 (high ace)
-    high: int = 0
 
 
 def leftover_points(cards: Iterable[Card], rules: Rules) -> int:
@@ -65,9 +53,9 @@ def validate_lay_down(
     round_rule = rules.round(round_number)
     problems: list[str] = []
 
-    shapes: list[_Shape | None] = []
+    shapes: list[MeldShape | None] = []
     for number, meld in enumerate(melds, start=1):
-        meld_problems, shape = _check_meld(meld, rules)
+        meld_problems, shape = check_meld(meld, rules)
         problems += [f"meld {number} ({_show(meld)}): {text}" for text in meld_problems]
         shapes.append(shape)
 
@@ -83,88 +71,6 @@ def validate_lay_down(
                 problems.append(f"hand and extra cards hold {count} of {card.token}, "
                                 f"the deck only {deck_copies(card, deck)}")
     return problems
-
-
-# ---- one meld --------------------------------------------------------------------------
-
-
-def _check_meld(meld: PlacedMeld, rules: Rules) -> tuple[list[str], _Shape | None]:
-    """Problems of one meld on its own, and its shape when it has one."""
-    if len(meld.stands_for) != len(meld.cards):
-        return [f"{len(meld.cards)} cards but {len(meld.stands_for)} meanings"], None
-    if not meld.cards:
-        return ["a meld with no cards"], None
-
-    problems = []
-    for card, meaning in zip(meld.cards, meld.stands_for):
-        if meaning.is_joker:
-            problems.append(f"{card.token} stands for a joker; a card can only stand for a natural card")
-        elif not rules.is_wild(card) and meaning != card:
-            problems.append(f"{card.token} is not wild, so it cannot stand for {meaning.token}")
-    if problems:
-        return problems, None
-
-    # A wild 2 standing for itself (a 2 in a set of 2s, a 2 on its own place in a run) counts
-    # as a natural card, unless 2s are always wild: then every 2 is a wild card.
-    deuce_as_itself = rules.deuces_wild and not rules.deuces_always_wild
-    if meld.kind in (MeldKind.SET, MeldKind.PAIR):
-        shape, problems = _set_shape(meld)
-        naturals = [card for card, meaning in zip(meld.cards, meld.stands_for)
-                    if not rules.is_wild(card)
-                    or (deuce_as_itself and card.rank == Rank.TWO and meaning.rank == Rank.TWO)]
-    else:
-        shape, problems = _run_shape(meld, rules)
-        naturals = [card for card, meaning in zip(meld.cards, meld.stands_for)
-                    if not rules.is_wild(card) or (deuce_as_itself and meaning == card)]
-    if shape is None:
-        return problems, None
-
-    wilds = len(meld.cards) - len(naturals)
-    if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:
-        problems.append(f"{wilds} wild cards, at most {rules.max_wilds_per_meld} allowed per meld")
-    if not rules.wilds_may_outnumber_naturals and wilds > len(naturals):
-        problems.append(f"{wilds} wild cards outnumber its {len(naturals)} natural cards")
-    return problems, shape
-
-
-def _set_shape(meld: PlacedMeld) -> tuple[_Shape | None, list[str]]:
-    """A set or pair: every card stands for the same rank (suits are free)."""
-    ranks = {meaning.rank for meaning in meld.stands_for}
-    if len(ranks) != 1:
-        return None, [f"a {meld.kind.value} needs one rank, not {len(ranks)}"]
-    return _Shape(meld.kind, rank=ranks.pop()), []
-
-
-def _position_card(position: int, suit: Suit) -> Card:
-    """The card at a run position: 1 and 14 are the ace, 2..13 the ranks."""
-    return Card(Rank.ACE if position in (LOW_ACE, HIGH_ACE) else Rank(position), suit)
-
-
-def _run_shape(meld: PlacedMeld, rules: Rules) -> tuple[_Shape | None, list[str]]:
-    """A run: one suit, and the meanings, in table order, fill consecutive existing positions."""
-    suits = {meaning.suit for meaning in meld.stands_for}
-    if len(suits) != 1:
-        return None, [f"a run needs one suit, not {len(suits)}"]
-    suit = suits.pop()
-    assert suit is not None  # meanings are never jokers here
-    length = len(meld.cards)
-    if length > rules.max_run_length:
-        return None, [f"a run of {length} is longer than the {rules.max_run_length} allowed"]
-
-    lowest = LOW_ACE if rules.ace_low else LOW_ACE + 1
-    highest = HIGH_ACE if rules.ace_high else HIGH_ACE - 1
-    for low in range(lowest, highest - length + 2):
-        wanted = tuple(_position_card(low + offset, suit) for offset in range(length))
-        if wanted == meld.stands_for:
-            if not rules.two_position_in_runs and low <= 2:
-                return None, ["the run uses the 2's place, but runs go from 3 up to the ace here "
-                              "(two_position_in_runs is false)"]
-            return _Shape(MeldKind.RUN, suit=suit, low=low, high=low + length - 1), []
-    ace = ("low or high" if rules.ace_low and rules.ace_high else "low only" if rules.ace_low else "high only")
-    shown = " ".join(card.token for card in meld.stands_for)
-    problem = (f"{shown} is not a run in rising order on consecutive positions "
-               f"(the ace is {ace}, a run never turns the corner)")
-    return None, [problem]
 
 
 # ---- the contract and the melds together -----------------------------------------------
@@ -192,7 +98,7 @@ def _check_contract(
     return [f"the melds ({laid}) do not match the contract ({wanted}, {sizes} those sizes)"]
 
 
-def _check_between_melds(shapes: Sequence[_Shape | None], rules: Rules) -> list[str]:
+def _check_between_melds(shapes: Sequence[MeldShape | None], rules: Rules) -> list[str]:
     """Same-suit runs and distinct set ranks, for every pair of melds."""
     problems = []
     for (i, a), (j, b) in itertools.combinations(enumerate(shapes, start=1), 2):
@@ -210,7 +116,7 @@ def _check_between_melds(shapes: Sequence[_Shape | None], rules: Rules) -> list[
     return problems
 
 
-def _same_suit_problem(a: _Shape, b: _Shape, policy: SameSuitRuns) -> str | None:
+def _same_suit_problem(a: MeldShape, b: MeldShape, policy: SameSuitRuns) -> str | None:
     touching = a.high + 1 == b.low or b.high + 1 == a.low
     apart = a.high + 1 < b.low or b.high + 1 < a.low
     if policy == SameSuitRuns.NO_TOUCH and touching:

@@ -44,6 +44,7 @@ from analyzer import (
     Table,
     advise,
     analyze,
+    card_at,
     deterministic_work,
     near_best_plays,
     preset,
@@ -372,7 +373,7 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
                 next_low = low + spec.size
             else:
                 run_suit, low = rng.choice(_SUITS), rng.randint(1, 15 - spec.size)
-            wanted = [_position_card(p, run_suit) for p in range(low, low + spec.size)]
+            wanted = [card_at(p, run_suit) for p in range(low, low + spec.size)]
         else:
             rank = rng.choice(_RANKS)
             wanted = [Card(rank, rng.choice(_SUITS)) for _ in range(spec.size)]
@@ -858,11 +859,6 @@ def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
 _JOKER = Card(None, None)
 _SUITS = list(Suit)
 _RANKS = list(Rank)
-
-
-def _position_card(position: int, suit: Suit) -> Card:
-    """The card at a run position: 1 and 14 are the ace."""
-    return Card(Rank.ACE if position in (1, 14) else Rank(position), suit)
 
 
 def _deck(decks: int, jokers: int) -> Counter[Card]:

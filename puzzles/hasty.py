@@ -28,12 +28,27 @@ import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
-from analyzer import Card, ContractMode, MeldKind, MeldSpec, PlacedMeld, Rank, Rules, SameSuitRuns, Suit
+from analyzer import (
+    HIGH_ACE,
+    LOW_ACE,
+    Card,
+    ContractMode,
+    MeldKind,
+    MeldSpec,
+    PlacedMeld,
+    Rank,
+    Rules,
+    SameSuitRuns,
+    Suit,
+    card_at,
+    card_places,
+    run_span,
+    wild_cards,
+)
 from puzzles.model import LayDownAnswer
 
 STRATEGIES = ("runs-first", "sets-first")
 NO_READING = "that play breaks a rule of this game"  # ``mistake`` of a play none of its readings explain
-LOW_ACE, HIGH_ACE = 1, 14
 
 
 def loose_rules(rules: Rules) -> Rules:
@@ -92,11 +107,7 @@ def _points(cards: Sequence[Card], rules: Rules) -> int:
     return sum(rules.points_of(card) for card in cards)
 
 
-def _position_card(position: int, suit: Suit) -> Card:
-    return Card(Rank.ACE if position in (LOW_ACE, HIGH_ACE) else Rank(position), suit)
-
-
-_POSITION_CARDS = {suit: {p: _position_card(p, suit) for p in range(LOW_ACE, HIGH_ACE + 1)} for suit in Suit}
+_POSITION_CARDS = {suit: {p: card_at(p, suit) for p in range(LOW_ACE, HIGH_ACE + 1)} for suit in Suit}
 
 
 def _places_held(pool: Counter[Card]) -> dict[Suit, list[int]]:
@@ -105,7 +116,7 @@ def _places_held(pool: Counter[Card]) -> dict[Suit, list[int]]:
     held: dict[Suit, set[int]] = {suit: set() for suit in Suit}
     for card, count in pool.items():
         if count > 0 and card.suit is not None and card.rank is not None:
-            held[card.suit].update((LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),))
+            held[card.suit].update(card_places(card))
     return {suit: sorted(places) for suit, places in held.items()}
 
 
@@ -229,20 +240,10 @@ def _count(number: int) -> str:
     return {0: "none", 1: "one", 2: "two", 3: "three"}.get(number, str(number))
 
 
-def _wilds_in(meld: PlacedMeld, rules: Rules) -> int:
-    """Wild cards in the meld; a wild 2 standing for a 2 counts as natural unless 2s are always
-    wild (as the validator counts them)."""
-    return sum(
-        1 for card, meaning in zip(meld.cards, meld.stands_for)
-        if rules.is_wild(card) and not (card.rank == Rank.TWO and meaning.rank == Rank.TWO
-                                        and not rules.deuces_always_wild)
-    )
-
-
 def _too_many_wilds(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:
     said = []
     for meld in play.melds:
-        wilds = _wilds_in(meld, rules)
+        wilds = len(wild_cards(meld, rules))  # as the validator counts them
         most = rules.max_wilds_per_meld
         if most is not None and wilds > most:
             said.append(f"they put {_count(wilds)} wild cards in {meld.describe()}, where a meld takes "
@@ -267,7 +268,7 @@ def _same_suit_runs(hand: Sequence[Card], rules: Rules, round_number: int, play:
         for second in runs[index + 1:]:
             if first.stands_for[0].suit != second.stands_for[0].suit:
                 continue
-            (low, high), (low2, high2) = (_span(first), _span(second))
+            (low, high), (low2, high2) = run_span(first), run_span(second)
             gap = max(low2 - high, low - high2) - 1  # ranks missing between them (< 0: overlap)
             both = f"{first.describe()} and {second.describe()}"
             policy = rules.same_suit_runs
@@ -281,11 +282,6 @@ def _same_suit_runs(hand: Sequence[Card], rules: Rules, round_number: int, play:
                 return (f"{both} are two runs of one suit too close together: here at least {_count(needed)} "
                         f"rank{'s' * (needed != 1)} must be missing between them")
     return ""
-
-
-def _span(meld: PlacedMeld) -> tuple[int, int]:
-    places = meld.run_places()
-    return min(places), max(places)
 
 
 def _two_sets_of_a_rank(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDownAnswer) -> str:

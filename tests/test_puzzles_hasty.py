@@ -4,14 +4,17 @@ gives a run."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analyzer import Card, Rank, Suit, preset
+from analyzer import Card, PlacedMeld, Rank, Suit, parse_cards, preset
 from analyzer.rules import MeldKind, MeldSpec
-from puzzles.hasty import _run
+from puzzles.check import play_problems
+from puzzles.hasty import NO_READING, _run, mistake
+from puzzles.model import LayDownAnswer
 from tests.strategies import hands
 
 PROGRESSIVE = preset("progressive")
@@ -43,3 +46,23 @@ def test_a_run_of_fourteen_from_ace_to_ace_is_found_without_wild_cards() -> None
     hearts = [Card(Rank(r), Suit.HEARTS) for r in range(1, 14)] + [Card(Rank.ACE, Suit.HEARTS)]
     run = _run(Counter(hearts), MeldSpec(MeldKind.RUN, 14), PROGRESSIVE, False)
     assert run is not None and len(run.cards) == 14
+
+
+def test_a_two_standing_for_another_suit_s_two_is_a_wild_card_in_the_hasty_reading() -> None:
+    # 2♣ standing for 2♥ is wild (docs/lay-down.md, the validator), so this run holds two wild
+    # cards where the house allows one: the mistake is named, not the catch-all sentence.
+    rules = dataclasses.replace(preset("shanghai"), name="shanghai-deuces", deuces_wild=True, ace_low=True)
+    hand = parse_cards("7S 7D 7C 2C 3H JK 5H 9D KD")
+    sevens, run = parse_cards("7S 7D 7C"), parse_cards("2C 3H JK 5H")
+    play = LayDownAnswer((PlacedMeld(MeldKind.SET, sevens, sevens),
+                          PlacedMeld(MeldKind.RUN, run, parse_cards("2H 3H 4H 5H"))), Card.parse("KD"))
+    problems, _ = play_problems(hand, rules, 2, play)
+    assert problems == ["meld 2 (run 2C=2H 3H JK=4H 5H): 2 wild cards, at most 1 allowed per meld"]
+    assert mistake(hand, rules, 2, play) == (
+        "they put two wild cards in 2♣=2♥ 3♥ Joker=4♥ 5♥, where a meld takes one at most")
+    # 2♥ on its own place is natural: the same run with it is legal.
+    own = parse_cards("2H 3H JK 5H")
+    legal = LayDownAnswer((play.melds[0], PlacedMeld(MeldKind.RUN, own, parse_cards("2H 3H 4H 5H"))),
+                          Card.parse("KD"))
+    hand = parse_cards("7S 7D 7C 2H 3H JK 5H 9D KD")
+    assert play_problems(hand, rules, 2, legal)[0] == [] and mistake(hand, rules, 2, legal) == NO_READING

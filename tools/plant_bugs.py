@@ -111,7 +111,7 @@ MUTANTS = [
     Mutant("validate: touching one way only", "analyzer/validate.py",
            (("touching = a.high + 1 == b.low or b.high + 1 == a.low", "touching = a.high + 1 == b.low"),),
            ("tests/test_validate.py",), "no-touch in the validator"),
-    Mutant("validate: one wild too many allowed", "analyzer/validate.py",
+    Mutant("validate: one wild too many allowed", "analyzer/melds.py",
            (("if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:",
              "if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld + 1:"),),
            ("tests/test_validate.py",), "the wild limit in the validator"),

@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer import Card, MeldKind, PlacedMeld, Rank, Rules, Suit, preset
+from analyzer import HIGH_ACE, LOW_ACE, Card, MeldKind, PlacedMeld, Rank, Rules, Suit, card_at, preset
 from puzzles.check import check_answer, check_lay_down
 from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 
@@ -242,6 +242,6 @@ def _value(card: Card, ace_high: bool) -> int:
 
 def _card_at(value: int, like: Card) -> Card | None:
     """The card of run position ``value`` (1 and 14 are the ace) in ``like``'s suit."""
-    if not 1 <= value <= 14 or like.suit is None:
+    if not LOW_ACE <= value <= HIGH_ACE or like.suit is None:
         return None
-    return Card(Rank.ACE if value == 14 else Rank(value), like.suit)
+    return card_at(value, like.suit)

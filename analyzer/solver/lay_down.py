@@ -6,6 +6,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from analyzer.cards import Card, sorted_cards
+from analyzer.melds import card_at
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, Rules
 from analyzer.solver.model import (
@@ -13,7 +14,6 @@ from analyzer.solver.model import (
     Problem,
     RunShape,
     build_model,
-    card_at,
     make_problem,
     runs_may_share_a_contract,
 )

@@ -12,56 +12,21 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
 
-from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
+from analyzer.cards import JOKER, Card, Rank, Suit, sorted_cards
 from analyzer.hand import deck_copies
+from analyzer.melds import DEUCE, HIGH_ACE, LOW_ACE, card_places, run_places
 from analyzer.rules import ContractMode, DeckRule, MeldKind, MeldSpec, Rules, SameSuitRuns
 
 SUITS = tuple(Suit)
-LOW_ACE, HIGH_ACE = 1, 14
-DEUCE = 2  # the 2's run position
-
-
-# The rank at each run position, 1 (low ace) to 14 (high ace); index 0 unused.
-_RANK_AT: tuple[Rank, ...] = (Rank.ACE, *Rank, Rank.ACE)
-
-
-def position_rank(position: int) -> Rank:
-    if not LOW_ACE <= position <= HIGH_ACE:
-        raise ValueError(f"no run position {position!r}: they are {LOW_ACE} to {HIGH_ACE}")
-    return _RANK_AT[position]
-
-
-def card_at(position: int, suit: Suit) -> Card:
-    """The natural card a run of ``suit`` holds at ``position`` (the ace at 1 and 14)."""
-    return natural(position_rank(position), suit)
-
-
-# Each suit's cards by run position (index 0 unused): ``card_at`` for a whole run at once.
-RUN_CARDS: dict[Suit, tuple[Card, ...]] = {
-    suit: tuple(natural(rank, suit) for rank in _RANK_AT) for suit in Suit}
-
-
-def _places(card: Card) -> tuple[int, ...]:
-    """The run positions a natural card could stand at under some ace rule: an ace low and
-    high, other ranks their own."""
-    assert card.rank is not None
-    return (LOW_ACE, HIGH_ACE) if card.rank == Rank.ACE else (int(card.rank),)
-
-
-def positions_of(card: Card, rules: Rules) -> tuple[int, ...]:
-    """Run positions a natural card can take: an ace low and/or high, other ranks their own,
-    where the rules let runs use that position (``Rules.run_positions``)."""
-    exist = rules.run_positions()
-    return tuple(p for p in _places(card) if p in exist)
 
 
 @functools.lru_cache(maxsize=1024)
 def _use_sites(card: Card, positions: tuple[int, ...], name: str) -> tuple[tuple[int, str], ...]:
-    """The run positions ``card`` can take among ``positions`` (``positions_of``) with the name
+    """The run positions ``card`` can take among ``positions`` (``run_places``) with the name
     of its use variable there (``run4.use[AC,14]``): the same for every hand, worked out once per
     card, ace rule and group (building every use's name anew was a tenth of a typical model's
     building, profiled with cProfile)."""
-    return tuple((p, f"{name}.use[{card},{p}]") for p in _places(card) if p in positions)
+    return tuple((p, f"{name}.use[{card},{p}]") for p in card_places(card) if p in positions)
 
 
 def may_be_natural(card: Card, rules: Rules) -> bool:
@@ -615,7 +580,7 @@ def _deck_cover(model: cp_model.CpModel, problem: Problem, windows: list[RunWind
                 run_gaps = sum(
                     sum(c for (s, first, last), c in g.count.items() if s == suit and first <= p <= last)
                     - g.uses.get((card, p), 0)
-                    for g in windows for p in positions_of(card, problem.rules))
+                    for g in windows for p in run_places(card, problem.rules))
                 in_runs[card] = model.new_int_var(0, spare, f"missing_in_runs[{card}]")
                 model.add(in_runs[card] <= run_gaps)
             if sets:

@@ -12,6 +12,7 @@ from dataclasses import replace
 from ortools.sat.python import cp_model
 
 from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, Rank, Suit, natural
+from analyzer.melds import card_at, run_places
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, Rules
 from analyzer.solver.lay_down import (
@@ -24,9 +25,7 @@ from analyzer.solver.model import (
     RunShape,
     Window,
     build_model,
-    card_at,
     make_problem,
-    positions_of,
     runs_may_share_a_contract,
     sets_hold_naturals_only_when_laid,
     tightened,
@@ -588,7 +587,7 @@ class MissingBound:
         self.held: dict[Suit | None, set[int]] = {}  # run positions the hand's naturals take, per suit
         self.of_rank: Counter[Rank | None] = Counter()  # the hand's naturals per rank
         for card in problem.naturals:
-            self.held.setdefault(card.suit, set()).update(positions_of(card, problem.rules))
+            self.held.setdefault(card.suit, set()).update(run_places(card, problem.rules))
             self.of_rank[card.rank] += problem.counts[card]
         self.gaps = [self._gap(spec) for spec in problem.contract]
 
@@ -608,7 +607,7 @@ class MissingBound:
             return spec.size - min(spec.size - 1, self.of_rank[card.rank])
         held = self.held.get(card.suit, set())
         return min((spec.size - len(held.intersection(window) - {p})
-                    for p in positions_of(card, self.problem.rules)
+                    for p in run_places(card, self.problem.rules)
                     for window in self._windows(spec.size) if p in window), default=None)
 
     def _wild_room(self, gap: int) -> int:
@@ -618,7 +617,7 @@ class MissingBound:
     def _gap_holding(self, spec: MeldSpec, card: Card) -> int | None:
         """The gap of a run of this kind that holds one of the hand's copies of ``card`` (None:
         none can); the card has one run position."""
-        (p,) = positions_of(card, self.problem.rules)
+        (p,) = run_places(card, self.problem.rules)
         held = self.held.get(card.suit, set())
         return min((spec.size - len(held.intersection(window))
                     for window in self._windows(spec.size) if p in window), default=None)
@@ -638,7 +637,7 @@ class MissingBound:
         held = problem.counts.get(card, 0)
         if (not held or problem.meld_at_most is not None
                 or any(spec.kind != MeldKind.RUN for spec in problem.contract)
-                or len(positions_of(card, problem.rules)) != 1):
+                or len(run_places(card, problem.rules)) != 1):
             return None
         return held
 
@@ -656,7 +655,7 @@ class MissingBound:
             else:
                 # The missing copy and the hand's copies lie in as many runs of the card's suit,
                 # all over its place: runs that overlap, where the same-suit rule allows it.
-                (p,) = positions_of(card, self.problem.rules)
+                (p,) = run_places(card, self.problem.rules)
                 assert card.suit is not None
                 if not runs_may_share_a_contract(self.problem.rules.same_suit_runs, (card.suit, p, 1),
                                                  ((card.suit, p, 1, ()),)):

@@ -11,13 +11,10 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model, cp_model_helper
 
 from analyzer.cards import JOKER, Card, Rank, Suit, natural, sorted_cards
+from analyzer.melds import DEUCE, HIGH_ACE, LOW_ACE, RUN_CARDS, card_at
 from analyzer.result import PlacedMeld
 from analyzer.rules import MeldKind, MeldSpec, Rules, SameSuitRuns
 from analyzer.solver.model import (
-    DEUCE,
-    HIGH_ACE,
-    LOW_ACE,
-    RUN_CARDS,
     SUITS,
     Model,
     Problem,
@@ -25,7 +22,6 @@ from analyzer.solver.model import (
     RunWindows,
     Window,
     build_model,
-    card_at,
     runs_may_share_a_contract,
 )
 from analyzer.solver.work import work_limit
