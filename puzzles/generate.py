@@ -67,7 +67,7 @@ from puzzles.themes import tag
 # of the player with plans of its own (played two at a time), so a buy verdict's figures may
 # differ from puzzles-4's; the positions, lay-downs and discards are the same. puzzles-6: the
 # lay-down model leaves the same-suit rule between runs out until an answer breaks it
-# (``analyzer.solver.translate.SAME_SUIT_RULE_LAZILY``): the same optima, other ties among
+# (``SolverOptions.same_suit_rule_lazily``): the same optima, other ties among
 # equally good arrangements. The seeds' random streams keep the first version's name.
 GENERATOR = "puzzles-6"
 STREAM = "puzzles-1"

@@ -78,6 +78,26 @@ Terms = dict[int, int]  # a linear expression flattened: its coefficients by var
 
 
 @dataclass(frozen=True)
+class SolverOptions:
+    """Choices in how the solver models and solves a problem that leave every answer the same
+    (the tests compare each choice with its alternative); the defaults are the faster ones.
+
+    ``tight_go_out``: go-out rounds get a tighter LP relaxation, rows and limits every lay-down
+    already meets (``sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``),
+    so the optimum is the same, found with far less branching (tests/test_tightened_relaxation.py).
+
+    ``same_suit_rule_lazily``: the rule between runs of one suit is left out of the first model
+    and taken up only when its answer breaks it (``translate.solve``;
+    tests/test_same_suit_rule_lazily.py). docs/benchmarks.md has the figures of both."""
+
+    tight_go_out: bool = True
+    same_suit_rule_lazily: bool = True
+
+
+DEFAULT_OPTIONS = SolverOptions()
+
+
+@dataclass(frozen=True)
 class Problem:
     """Everything the model needs, decided once from hand, rules and round."""
 
@@ -97,6 +117,7 @@ class Problem:
     target: int | None = None
     meld_at_most: int | None = None  # the melds hold at most this many of the hand's cards
     seen: dict[Card, int] = field(default_factory=dict)  # copies out of reach (seen elsewhere)
+    options: SolverOptions = DEFAULT_OPTIONS
 
     @property
     def run_specs(self) -> list[MeldSpec]:
@@ -138,7 +159,7 @@ class Problem:
 
 def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
                  before_draw: bool = False, meld_at_most: int | None = None,
-                 seen: Iterable[Card] = ()) -> Problem:
+                 seen: Iterable[Card] = (), options: SolverOptions = DEFAULT_OPTIONS) -> Problem:
     rule = rules.round(round_number)
     hand = sorted_cards(hand)
     counts = Counter(hand)
@@ -158,6 +179,7 @@ def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: 
         target=len(hand) + (1 if before_draw else 0) if rule.go_out else None,
         meld_at_most=meld_at_most,
         seen=dict(Counter(seen)),
+        options=options,
     )
 
 
@@ -1025,16 +1047,10 @@ def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
     return slot.start.get(position - size + 1, 0)
 
 
-# Go-out rounds get a tighter LP relaxation: rows and limits every lay-down already meets
-# (``_sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``), so the optimum
-# is the same, found with far less branching. False builds those rounds' models as before: the
-# tests compare the two (tests/test_tightened_relaxation.py).
-TIGHT_GO_OUT = True
-
-
 def tightened(problem: Problem) -> bool:
-    """Whether the problem's model has the tighter relaxation (a go-out round's)."""
-    return problem.target is not None and TIGHT_GO_OUT
+    """Whether the problem's model has the tighter relaxation (a go-out round's, unless its
+    options say otherwise: ``SolverOptions.tight_go_out``)."""
+    return problem.target is not None and problem.options.tight_go_out
 
 
 def sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem, sets: list[SetGroup]) -> None:

@@ -380,7 +380,8 @@ class ExtraCard:
 
     def __init__(self, problem: Problem, candidates: list[Card], cards_away: int, melded: bool) -> None:
         self.problem = problem
-        union = make_problem(problem.hand + tuple(candidates), problem.rules, problem.round_number, problem.deck)
+        union = make_problem(problem.hand + tuple(candidates), problem.rules, problem.round_number, problem.deck,
+                             options=problem.options)
         # hand + card is a hand after the draw (``make_problem`` of it): in a go-out round its
         # melds hold one card more than the hand.
         union = replace(union, target=None if problem.target is None else len(problem.hand) + 1)
@@ -399,7 +400,8 @@ class ExtraCard:
 
     def with_card(self, card: Card) -> Problem:
         problem = self.problem
-        return make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+        return make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck,
+                            options=problem.options)
 
     def closer(self, ends: float) -> tuple[Card | None, Solution | None]:
         """A candidate whose hand + card is closer, with its arrangement (None when the deck

@@ -87,13 +87,10 @@ def _settings() -> cp_model_helper.SatParameters:
 
 
 # The rule between runs of one suit (no touching, a gap, distinct suits) is left out of the
-# first model: it seldom binds, and without it the model has no presence flag per run window
-# and no row per pair of windows that may not lie together. Typical progressive lay-downs with
-# two or three runs solved in 0.6-0.7 of the time (CP-SAT's CPU time, 280 dealt hands). The
-# relaxed model's best answer is the whole model's whenever the runs it lays keep the rule;
-# when they do not, the whole model is solved. False solves the whole model at once: the tests
-# compare the two (tests/test_same_suit_rule_lazily.py).
-SAME_SUIT_RULE_LAZILY = True
+# first model (``SolverOptions.same_suit_rule_lazily``): it seldom binds, and without it the
+# model has no presence flag per run window and no row per pair of windows that may not lie
+# together (docs/benchmarks.md). The relaxed model's best answer is the whole model's whenever
+# the runs it lays keep the rule; when they do not, the whole model is solved.
 LEAST_SOLVE_TIME = 0.001  # seconds: what the second solve gets once the first spent the limit
 
 
@@ -103,7 +100,7 @@ def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tup
     callers that ask more of it (outs: ``Model.same_suit_rule`` says whether it holds the rule).
     A first solve that finds no answer in time ends it: ``NoLayDown``, unproven."""
     policy = problem.rules.same_suit_runs
-    if SAME_SUIT_RULE_LAZILY and policy != SameSuitRuns.FREE and len(problem.run_specs) > 1:
+    if problem.options.same_suit_rule_lazily and policy != SameSuitRuns.FREE and len(problem.run_specs) > 1:
         ends = time.monotonic() + time_limit
         relaxed = build_model(problem, strict_deck, same_suit_rule=False)
         try:
