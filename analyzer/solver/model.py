@@ -3,11 +3,11 @@ constraints (docs/lay-down.md says what a legal lay-down is)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
@@ -734,6 +734,9 @@ class _WindowHead:
 
 def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
                      how_many: int, top: int, flagged: bool) -> _WindowHead:
+    # Made in an empty model, the head is a template's (``_head``): shared by every model
+    # that copies it.
+    shared = _empty(model)
     windows, window_names, covering_index, exact = _window_layout(positions, size, longest)
     name = f"run{size}"
     counts = [model.new_int_var(0, top, f"{name}.count[{w}]") for w in window_names]
@@ -753,31 +756,37 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
     for (suit, first, last), c in zip(windows, counts):
         of_suit[suit].append((c, first, last))
     return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms, {},
-                       of_suit)
+                       of_suit, shared)
 
 
-@functools.lru_cache(maxsize=256)
-def _window_head_template(positions: tuple[int, ...], size: int, longest: int, how_many: int, top: int,
-                          flagged: bool) -> tuple[cp_model.CpModel, _WindowHead]:
-    """A model holding only a window head, built once per rule set, size and contract. A
+_Head = TypeVar("_Head")
+
+
+def _head(model: cp_model.CpModel, add: Callable[..., _Head], *layout: object) -> _Head:
+    """The part of a group of runs that is the same for every hand (``add(model, *layout)``:
+    a window head, a run slot's head), added to ``model``: copied from its template into an
+    empty model (the same variables and constraints in the same order, so the same proto),
+    else built afresh."""
+    if _empty(model):
+        template, head = _head_template(add, *layout)
+        model.proto.copy_from(template.proto)
+        return head
+    return add(model, *layout)
+
+
+@functools.lru_cache(maxsize=512)
+def _head_template(add: Callable[..., _Head], *layout: object) -> tuple[cp_model.CpModel, _Head]:
+    """A model holding only a head, built once per rule set, size and contract (or slot). A
     model's first group of runs copies it in one step and shares its variables (a variable
     is its index in the model; the head's indices start at 0 in both) and its sums of them:
     about 45 variables and their total for a typical run of four, hundreds of each for a
     minimum contract's runs, the costliest part of building a typical model."""
     template = _CpModel()
-    head = _add_window_head(template, positions, size, longest, how_many, top, flagged)
-    return template, dataclasses.replace(head, shared=True)
+    return template, add(template, *layout)
 
 
-def _window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
-                 how_many: int, top: int, flagged: bool) -> _WindowHead:
-    """The head, added to ``model``: copied from its template into an empty model (the same
-    variables and constraints in the same order, so the same proto), else built afresh."""
-    if len(model.proto.variables) or len(model.proto.constraints):
-        return _add_window_head(model, positions, size, longest, how_many, top, flagged)
-    template, head = _window_head_template(positions, size, longest, how_many, top, flagged)
-    model.proto.copy_from(template.proto)
-    return head
+def _empty(model: cp_model.CpModel) -> bool:
+    return not (len(model.proto.variables) or len(model.proto.constraints))
 
 
 def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
@@ -795,7 +804,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
     flagged = ((same_suit == SameSuitRuns.NO_TOUCH or apart is not None)
                and len(problem.run_specs) > 1)
-    head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
+    head = _head(model, _add_window_head, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     counts, positions = problem.counts, problem.positions
     exact = head.exact
@@ -931,7 +940,8 @@ SlotHead = tuple[dict[Suit, cp_model.IntVar], dict[int, cp_model.IntVar], dict[i
 
 def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
                    minimum: bool, name: str) -> SlotHead:
-    """A run slot's suit and where it lies, the same for every hand."""
+    """A run slot's suit and where it lies, the same for every hand (a template's is shared by
+    the models that copy it: nothing changes these dicts once made)."""
     first, last = positions[0], positions[-1]
     suit = {s: model.new_bool_var(f"{name}.suit[{s.value}]") for s in SUITS}
     model.add_exactly_one(suit.values())
@@ -952,30 +962,11 @@ def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: in
     return suit, start, end, covers
 
 
-@functools.lru_cache(maxsize=256)
-def _slot_head_template(positions: tuple[int, ...], size: int, longest: int, minimum: bool,
-                        name: str) -> tuple[cp_model.CpModel, SlotHead]:
-    """A model holding only a slot head, built once per rule set, size and slot (as
-    ``_window_head_template``, for the first run slot of a model)."""
-    template = _CpModel()
-    return template, _add_slot_head(template, positions, size, longest, minimum, name)
-
-
-def _slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
-               minimum: bool, name: str) -> SlotHead:
-    """The head, added to ``model``: copied from its template into an empty model, else built."""
-    if len(model.proto.variables) or len(model.proto.constraints):
-        return _add_slot_head(model, positions, size, longest, minimum, name)
-    template, (suit, start, end, covers) = _slot_head_template(positions, size, longest, minimum, name)
-    model.proto.copy_from(template.proto)
-    return dict(suit), dict(start), dict(end), dict(covers)
-
-
 def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
               strict_deck: bool) -> RunSlot:
     rules, positions, name = problem.rules, problem.positions, f"run{index}"
     longest = min(rules.max_run_length, len(positions)) if problem.minimum else spec.size
-    suit, start, end, covers = _slot_head(model, positions, spec.size, longest, problem.minimum, name)
+    suit, start, end, covers = _head(model, _add_slot_head, positions, spec.size, longest, problem.minimum, name)
 
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
