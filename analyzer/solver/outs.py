@@ -7,7 +7,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
@@ -176,52 +176,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         # of their CPU time).
         sets_hold_naturals_only_when_laid(model, problem, built.sets)
 
-    # Per group of runs, the counts of the open windows over each (suit, position).
-    open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
-    for g in built.windows:
-        over: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}
-        for (s, first, last), c in g.count.items():
-            if (s, first, last) in open_windows:
-                for q in range(first, last + 1):
-                    over.setdefault((s, q), []).append(c)
-        open_over.append(over)
-
-    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
-        card = card_at(p, suit)
-        covering = [over.get((suit, p), []) for over in open_over]
-        if not any(covering):
-            return 0  # no run of a best arrangement covers the place: no gap site
-        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
-
-    def set_gap(rank: Rank) -> cp_model.LinearExprT:
-        """Places in sets of the rank that no natural of the hand takes."""
-        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
-                   if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
-                   for g in built.sets if rank in g.count)
-
-    # A gap site: a run position, or a rank for sets; 1 when the arrangement has a gap there.
-    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
-    for suit in SUITS:
-        for p in problem.positions:
-            card = card_at(p, suit)
-            gap = run_gap(suit, p)
-            if problem.spare(card) and card not in outs and not isinstance(gap, int):
-                site = model.new_bool_var(f"gap[{suit.value}{p}]")
-                model.add(site <= gap)
-                sites.append((site, [card]))
-    held_ranks = {card.rank for card in problem.naturals}
-    for rank in Rank:
-        # The model offers sets of a few ranks the hand lacks, standing for all of them.
-        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
-        fitting = [natural(r, s) for r in ranks for s in SUITS if problem.spare(natural(r, s))]
-        gap = set_gap(rank)
-        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
-            site = model.new_bool_var(f"gap[{rank.token}]")
-            model.add(site <= gap)
-            # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
-            # set's gap for a fraction of a set laid (``sets_hold_naturals_only_when_laid``).
-            model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
-            sites.append((site, fitting))
+    sites = _run_gap_sites(problem, built, outs, open_windows) + _set_gap_sites(problem, built, outs)
     while not _spent(ends):
         fresh = [site for site, cards in sites if not set(cards) <= outs]
         if not fresh:
@@ -251,6 +206,72 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs, False  # past the time limit: the outs found so far
+
+
+# A gap site: a run position, or a rank for sets, with the cards that fit it; its variable is 1
+# when the arrangement has a gap there.
+_GapSite = tuple[cp_model.IntVar, list[Card]]
+
+
+def _run_gap_sites(problem: Problem, built: Model, outs: set[Card], open_windows: set[Window]) -> list[_GapSite]:
+    """A site per run position that some run on an open window covers, whose card the deck
+    has and is not an out yet: 1 only when a run holds a gap there."""
+    model = built.model
+    # Per group of runs, the counts of the open windows over each (suit, position).
+    open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
+    for g in built.windows:
+        over: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}
+        for (s, first, last), c in g.count.items():
+            if (s, first, last) in open_windows:
+                for q in range(first, last + 1):
+                    over.setdefault((s, q), []).append(c)
+        open_over.append(over)
+
+    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
+        card = card_at(p, suit)
+        covering = [over.get((suit, p), []) for over in open_over]
+        if not any(covering):
+            return 0  # no run of a best arrangement covers the place: no gap site
+        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
+
+    sites: list[_GapSite] = []
+    for suit in SUITS:
+        for p in problem.positions:
+            card = card_at(p, suit)
+            gap = run_gap(suit, p)
+            if problem.spare(card) and card not in outs and not isinstance(gap, int):
+                site = model.new_bool_var(f"gap[{suit.value}{p}]")
+                model.add(site <= gap)
+                sites.append((site, [card]))
+    return sites
+
+
+def _set_gap_sites(problem: Problem, built: Model, outs: set[Card]) -> list[_GapSite]:
+    """A site per rank (the ranks the hand lacks share one) whose cards the deck has and are
+    not all outs yet: 1 only when a set of the rank has a place no natural of the hand takes."""
+    model = built.model
+
+    def set_gap(rank: Rank) -> cp_model.LinearExprT:
+        """Places in sets of the rank that no natural of the hand takes."""
+        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                   if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
+                   for g in built.sets if rank in g.count)
+
+    sites: list[_GapSite] = []
+    held_ranks = {card.rank for card in problem.naturals}
+    for rank in Rank:
+        # The model offers sets of a few ranks the hand lacks, standing for all of them.
+        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
+        fitting = [natural(r, s) for r in ranks for s in SUITS if problem.spare(natural(r, s))]
+        gap = set_gap(rank)
+        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
+            site = model.new_bool_var(f"gap[{rank.token}]")
+            model.add(site <= gap)
+            # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
+            # set's gap for a fraction of a set laid (``sets_hold_naturals_only_when_laid``).
+            model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
+            sites.append((site, fitting))
+    return sites
 
 
 def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window]:
@@ -804,23 +825,7 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
     rules = problem.rules
     spare = Spare(problem)
     all_missing = Counter(missing)
-    unassigned = Counter(missing)
-    # Per meld: the hand's naturals in it, and its missing naturals. (Copies of a card are
-    # alike, so which meld's copy counts as the missing one does not matter.)
-    naturals_in: list[Counter[Card]] = []
-    absent_in: list[Counter[Card]] = []
-    for meld in melds:
-        held, absent = Counter[Card](), Counter[Card]()
-        for card in meld.cards:
-            if rules.is_wild(card):
-                continue  # a wild card, the hand's or missing, stays with its meld
-            if unassigned[card]:
-                unassigned[card] -= 1
-                absent[card] += 1
-            else:
-                held[card] += 1
-        naturals_in.append(held)
-        absent_in.append(absent)
+    naturals_in, absent_in = _naturals_by_meld(rules, melds, missing)
     hand = Counter(card for card in problem.hand if not rules.is_wild(card))
     runs: list[RunShape | None] = []  # the runs' suits and places, for the same-suit rule
     for meld in melds:
@@ -843,37 +848,89 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
             """Copies the deck has for the moved meld, beyond the hand's and the other missing cards."""
             return spare[card] - others_missing[card]
 
-        size = len(meld.cards)
         naturals = sum(naturals_in[index].values())
-        wilds = size - naturals - sum(absent.values())
+        moved = _Moved(len(meld.cards), naturals, len(meld.cards) - naturals - sum(absent.values()), free, available)
         shape = runs[index]
         if shape is not None:
             other_runs = tuple(run for j, run in enumerate(runs) if j != index and run is not None)
-            for suit in SUITS:
-                for first in problem.positions:
-                    if (first + size - 1 not in problem.positions or (suit, first) == shape[:2]
-                            or not runs_may_share_a_contract(rules.same_suit_runs, (suit, first, size), other_runs)):
-                        continue
-                    taken, gaps = Counter[Card](), []
-                    for p in range(first, first + size):
-                        card = card_at(p, suit)
-                        if free[card] > taken[card]:
-                            taken[card] += 1
-                        else:
-                            gaps.append(card)
-                    if size - len(gaps) == naturals:
-                        outs |= _run_gap_outs(gaps, wilds, available)
+            outs |= _moved_run_outs(problem, moved, shape, other_runs)
         else:
-            rank = set_ranks[index]
-            for new_rank in Rank:
-                if new_rank == rank or (rules.distinct_set_ranks and new_rank in set_ranks):
-                    continue
-                fitting = [Card(new_rank, suit) for suit in SUITS]
-                if sum(free[card] for card in fitting) != naturals:
-                    continue
-                absent_count = size - naturals - wilds
-                if sum(max(0, available(card)) for card in fitting) >= absent_count:
-                    outs.update(card for card in fitting if available(card) > 0)
+            outs |= _moved_set_outs(problem, moved, set_ranks[index], set_ranks)
+    return outs
+
+
+def _naturals_by_meld(rules: Rules, melds: tuple[PlacedMeld, ...],
+                      missing: tuple[Card, ...]) -> tuple[list[Counter[Card]], list[Counter[Card]]]:
+    """Per meld: the hand's naturals in it, and its missing naturals. (Copies of a card are
+    alike, so which meld's copy counts as the missing one does not matter.)"""
+    unassigned = Counter(missing)
+    naturals_in: list[Counter[Card]] = []
+    absent_in: list[Counter[Card]] = []
+    for meld in melds:
+        held, absent = Counter[Card](), Counter[Card]()
+        for card in meld.cards:
+            if rules.is_wild(card):
+                continue  # a wild card, the hand's or missing, stays with its meld
+            if unassigned[card]:
+                unassigned[card] -= 1
+                absent[card] += 1
+            else:
+                held[card] += 1
+        naturals_in.append(held)
+        absent_in.append(absent)
+    return naturals_in, absent_in
+
+
+@dataclass(frozen=True)
+class _Moved:
+    """The meld being moved: its size, the hand's naturals and the wild cards it keeps, the
+    hand's naturals the other melds leave (``free``), and the copies of a card the deck has for
+    it beyond the hand's and the other melds' missing cards (``available``)."""
+
+    size: int
+    naturals: int
+    wilds: int
+    free: Counter[Card]
+    available: Callable[[Card], int]
+
+
+def _moved_run_outs(problem: Problem, moved: _Moved, shape: RunShape, other_runs: tuple[RunShape, ...]) -> set[Card]:
+    """The outs of a run moved to another suit or window, under the ace rule and the same-suit
+    rule, holding as many of the hand's naturals."""
+    size, free = moved.size, moved.free
+    outs: set[Card] = set()
+    for suit in SUITS:
+        for first in problem.positions:
+            if (first + size - 1 not in problem.positions or (suit, first) == shape[:2]
+                    or not runs_may_share_a_contract(problem.rules.same_suit_runs, (suit, first, size), other_runs)):
+                continue
+            taken, gaps = Counter[Card](), []
+            for p in range(first, first + size):
+                card = card_at(p, suit)
+                if free[card] > taken[card]:
+                    taken[card] += 1
+                else:
+                    gaps.append(card)
+            if size - len(gaps) == moved.naturals:
+                outs |= _run_gap_outs(gaps, moved.wilds, moved.available)
+    return outs
+
+
+def _moved_set_outs(problem: Problem, moved: _Moved, rank: Rank | None,
+                    set_ranks: list[Rank | None]) -> set[Card]:
+    """The outs of a set moved to another rank (one no other set has, under distinct set
+    ranks) with as many of the hand's naturals, when the deck has its missing cards."""
+    rules, available = problem.rules, moved.available
+    outs: set[Card] = set()
+    for new_rank in Rank:
+        if new_rank == rank or (rules.distinct_set_ranks and new_rank in set_ranks):
+            continue
+        fitting = [Card(new_rank, suit) for suit in SUITS]
+        if sum(moved.free[card] for card in fitting) != moved.naturals:
+            continue
+        absent_count = moved.size - moved.naturals - moved.wilds
+        if sum(max(0, available(card)) for card in fitting) >= absent_count:
+            outs.update(card for card in fitting if available(card) > 0)
     return outs
 
 
