@@ -259,21 +259,7 @@ def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:
 def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> int:
     """A lower bound on how many wild cards beyond those it holds ``hand`` needs to meld the
     round's contract: above 0, no lay-down of it exists, and the solver says it cannot lay down.
-
-    Each meld of a lay-down holds at least its contract size of cards: naturals of one window of
-    its suit (a run) or of its rank (a set), and wild cards for the rest; a longer meld holds no
-    more useful naturals than that size. So a meld's wild cards are at least its size less its
-    useful naturals, and the melds' together at least their sizes less the most useful naturals
-    they can hold between them. Runs of one size: in one suit each holds at most the most places
-    a window of that size holds there, and all of them no more than the suit's cards; the most
-    over every way of sharing the runs among the suits (``most``). Sets of one size: a set of rank
-    r holds at most ``size`` of its copies usefully, and all of them no more than the copies;
-    taking the largest gains first deals them out at best (a rank's gains only shrink from set to
-    set). Melds share no wild cards, so the sum bounds the lay-down's, which holds no more than the
-    hand's; and each missing card would make up one more, so it bounds the cards away too. Every
-    rule that forbids a lay-down (wild limits, same-suit runs, distinct set ranks, the ace's
-    places), the cards runs and sets of other sizes share, and a 2's being natural or wild (it
-    counts as both) are ignored: each only lowers the bound."""
+    Why it is a bound: docs/lay-down.md, "Wild cards short"."""
     wild = sum(1 for card in hand if rules.is_wild(card))
     copies = Counter(card.rank for card in hand if card.rank is not None)
     places: dict[Suit, set[int]] = {suit: set() for suit in Suit}

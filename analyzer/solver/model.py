@@ -228,36 +228,8 @@ def one_wild_a_run(rules: Rules) -> bool:
 class WindowWilds:
     """Runs counted per window under a limit of one wild card a run (``one_wild_a_run``): how
     many of the hand's wild cards the runs on each window take.
-
-    The runs' cards can be dealt out exactly when these hold, for each window w with ``count[w]``
-    runs, and each suit's positions p with ``covering[p]`` runs over p and ``uses[p]`` of the
-    hand's naturals there (at most ``covering[p]``, one a run):
-      (1) ``wilds[w] <= count[w]``: one wild card a run;
-      (2) for every stretch Q of consecutive positions: the wild cards on windows lying inside
-          Q, plus the naturals on Q, are at most the places the runs have on Q,
-          ``sum(covering[p] - uses[p] for p in Q)``.
-    Why: give each run that takes a wild card (any ``wilds[w]`` of the window's identical runs)
-    a place of its own, at a position p with at most ``covering[p] - uses[p]`` such runs, and
-    then the naturals at p to the runs over p left free there. That is a matching of runs
-    (intervals) to positions (with capacities), and Hall's condition for it (no set of runs
-    needs more places than the positions they cover offer) reduces to (1) and (2): a run that
-    reaches outside the positions considered has a free place there, and a set of positions
-    splits into stretches, each run lying in one of them. Every legal lay-down meets (1) and
-    (2), so the model loses none; and a run with one gap can take its wild card there, so the
-    read-back (``translate._limited_runs``) finds an arrangement for any solution.
-
-    Only stretches of positions where the hand holds a natural of the suit need (2): a position
-    without one gives every run over it a free place (``covering[p] - uses[p] = covering[p]``),
-    so the stretch splits there into smaller ones. Likewise a window over such a position
-    always has a free place: its wild cards are pooled (``outside``, at most the number of such
-    runs); only windows inside a held stretch get their own count (``inside``).
-
-    A cap of two or more would need more than (1) and (2) (a window reaching one place outside
-    Q could still need two places in it), so those limits keep run slots; so does the strict
-    deck model, which counts missing jokers against the limits. Missing cards (the relaxed
-    model) fill the gaps left: they are naturals, except where 2s are always wild: there the
-    read-back puts a run's wild card on the 2's place first, so that a missing 2 is never a
-    second one, and with no wild cards allowed no run covers the 2's place."""
+    Why (1) and (2) are exactly what it takes: docs/lay-down.md, "One wild card a run, counted
+    per window"."""
 
     inside: dict[Window, cp_model.IntVar]  # wild cards on a window lying inside a held stretch
     outside: cp_model.IntVar | None  # wild cards on the other windows, together (None: no wilds)
@@ -768,9 +740,9 @@ def _head(model: cp_model.CpModel, add: Callable[..., _Head], *layout: object) -
     empty model (the same variables and constraints in the same order, so the same proto),
     else built afresh."""
     if _empty(model):
-        template, head = _head_template(add, *layout)
-        model.proto.copy_from(template.proto)
-        return head
+        template: tuple[cp_model.CpModel, _Head] = _head_template(add, *layout)
+        model.proto.copy_from(template[0].proto)
+        return template[1]
     return add(model, *layout)
 
 

@@ -331,23 +331,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
     model where the extra card is a decision (``ExtraCard``): find a card that does, rule it
     out, ask again; the last solve, infeasible, proves that no card left does.
 
-    In a go-out round hand + card is a hand after the draw: before the draw that is the same
-    number of cards in the melds. (After the draw it is one more, and hand + card may be closer
-    without melding the card, so there every card is a candidate, and nothing below applies.)
-
-    Elsewhere a card is an out exactly when some best arrangement of the hand has it among its
-    missing cards (``find_outs``), which spares most of the candidates:
-    - the missing cards of the hand's own witness are outs without asking, and so are the
-      others ``_read_outs`` reads off it (trades, and with per-meld wild limits, the gaps of
-      the arrangements one meld moved, which in hands many cards away are most of the outs);
-    - so are those of every arrangement of hand + card that a solve finds (put the card back
-      among the missing: an arrangement of the hand with ``cards_away`` missing cards, those
-      among them), and those of arrangements found for other hands (``known``) that fit this
-      one with ``cards_away`` missing cards;
-    - a card that no best arrangement can hold as a missing card, by a bound that counts each
-      meld on its own (``MissingBound``), is no candidate;
-    - and hand + card must meld the card (it could not be closer otherwise), which proves a
-      no sooner.
+    Which cards it need not ask about, and why: docs/advice.md, "Outs asked card by card".
 
     With the outs, whether the search proved it has them all (False: the time ran out, or a
     solve stopped at its time or work limit before it could say no)."""
@@ -809,19 +793,7 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
     (the Shanghai family): one meld moved, a run to another suit or window, a set to another
     rank, keeping its size, its wild cards (the hand's and missing ones) and as many of the
     hand's naturals as before; the other melds stay as they are.
-
-    Why each is a best arrangement too: the melds hold as many cards (in a go-out round, the
-    melds' size), as many of the hand's and as many missing ones; every meld holds as many wild
-    cards and as many naturals as before, and the rules limit wild cards by count
-    (``max_wilds_per_meld``, ``wilds_may_outnumber_naturals``), never by place, so the moved
-    meld is as legal and the contract (kinds and sizes) is met as before. What a move could
-    break is checked: the run's positions under the ace rule (``Problem.positions``), the
-    same-suit rule between runs, distinct set ranks, and the deck, which must supply every
-    missing card beyond the hand's. The moved meld's gaps (its places no natural of the hand
-    fills) take its wild cards and missing naturals in any order, so a gap card is missing in
-    one of those arrangements whenever the deck has it and the other missing cards besides:
-    it is an out (``find_outs``). A meld with a wild 2 standing for itself (a natural there)
-    is not moved."""
+    Why each is a best arrangement too: docs/advice.md, "One meld moved"."""
     rules = problem.rules
     spare = Spare(problem)
     all_missing = Counter(missing)
