@@ -3,7 +3,7 @@
 ``generate(kind, rules, round, seed)`` is a pure function: the seed fixes the table (player
 count, shuffle) and everything after it, so seed ranges are reproducible, resumable shards.
 ``derive(position)`` turns a position into a puzzle, or rejects it (None): it computes the
-accepted answers with the analyser's public API, keeps only clear puzzles (issue 9, section 3),
+accepted answers with the analyser's public API, keeps only clear puzzles,
 tags the themes and rates the difficulty. ``puzzles verify`` calls the same ``derive`` on a
 stored position and compares.
 
@@ -79,7 +79,7 @@ WORK = 5.0
 # them (``unfinished``, a buy verdict not ``finished``, a lay-down not proven) is rejected, never
 # accepted with other figures. Real positions take well under a minute.
 TIME_LIMIT = 600.0
-MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
+MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for
 # Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
 # a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
 LOOKS = {"lay-down": 1000, "discard": 10, "buy": 3}

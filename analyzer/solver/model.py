@@ -436,8 +436,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
     # of wild limits), which places wild cards position by position in run slots, and under
     # per-meld wild limits unless they allow one wild card a run (``WindowWilds``) and the
     # contract repeats a run: a lone run's slot has no symmetric copies, and it is the smaller
-    # model (shanghai round 2, S3+R4: about 76 variables against 272, 4.0 ms against 6.5 ms
-    # solving, CPU time, medians of 40 dealt hands).
+    # model (docs/benchmarks.md, "Figures behind the solver's choices").
     repeats_a_run = len(set(problem.run_specs)) < len(problem.run_specs)
     windows_for_runs = by_window or (not strict_deck and (
         problem.runs_by_window or (one_wild_a_run(rules) and repeats_a_run)))
@@ -506,8 +505,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
             model.add(hand_melded + built.missing_total == problem.target)
             # So the missing cards are the target less the hand's cards melded: counted so, the
             # objective weighs the hand's cards alone, not every run window's places, with the
-            # same value for every lay-down. CP-SAT proves it sooner (ill-buy-it's round-8 buy
-            # verdicts: 0.85x the solver's CPU time; the hard suite's worst go-out hands 2.6x).
+            # same value for every lay-down. CP-SAT proves it sooner (docs/benchmarks.md).
             missing_counted = _flat(problem.target - hand_melded)
         if problem.meld_at_most is not None:
             model.add(hand_melded <= problem.meld_at_most)
@@ -770,7 +768,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         # the contract at least its size: no run is longer than what they leave, and the longer
         # windows are not made at all. The model's one row over all places says as much, but
         # its LP spread a run over fractions of long windows (ill-buy-it round 8: 264 windows
-        # for a run of at most 5 there; its go-out lay-downs solved about three times faster).
+        # for a run of at most 5 there; docs/benchmarks.md has the time saved).
         longest = max(size, min(longest, problem.target - sum(s.size for s in problem.contract) + size))
     apart = same_suit.missing_ranks_between
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all

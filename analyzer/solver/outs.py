@@ -171,9 +171,8 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     if not tightened(problem):  # a go-out round's model has these rows already
         # Redundant for an arrangement, but without them the LP lays two thirds of a set of a
         # rank the hand holds two of, and its bound on the gap sites stays far above the truth:
-        # CP-SAT branched for each "no new site" proof (ill-buy-it round 8: with
-        # ``_open_windows`` and the sets' site bound below, the gap-site solves took a third
-        # of their CPU time).
+        # CP-SAT branched for each "no new site" proof (with ``_open_windows`` and the sets'
+        # site bound below, far less: docs/benchmarks.md).
         sets_hold_naturals_only_when_laid(model, problem, built.sets)
 
     sites = _run_gap_sites(problem, built, outs, open_windows) + _set_gap_sites(problem, built, outs)
@@ -414,9 +413,7 @@ class ExtraCard:
         when the solve stopped at its limit before it could tell."""
         solver = new_solver(_left(ends))
         # The LP that helps an optimising solve find and prove the best lay-down costs more
-        # than it saves on this yes/no question over many cards: at level 1 the joint solves
-        # of Shanghai round-7 and shanghai-powe round-8 tables took 0.55x and 0.8x the CPU
-        # time of level 2 (same process, 10 tables, load about 5), Shanghai round 2 about 0.9x.
+        # than it saves on this yes/no question over many cards (docs/benchmarks.md).
         solver.parameters.linearization_level = 1
         status = solver.solve(self.built.model)
         if status == cp_model.INFEASIBLE:

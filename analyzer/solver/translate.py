@@ -71,16 +71,13 @@ def _settings() -> cp_model_helper.SatParameters:
     # default action afterwards, so that the next Ctrl-C kills a Python caller without a word.
     parameters.catch_sigint_signal = False
     # These models are small: CP-SAT's presolve, probing and symmetry search cost more than
-    # they save (measured in analyzer.bench), and a stronger LP relaxation pays for itself.
+    # they save (measured with benchmarks.solver), and a stronger LP relaxation pays for itself.
     parameters.cp_model_presolve = False
     parameters.cp_model_probing_level = 0
     parameters.symmetry_level = 0
     parameters.linearization_level = 2
     # SAT inprocessing (clause cleanup, vivification, probing at restarts) and Chvatal-Gomory cuts
-    # cost these models more than they prune (replayed solves of the advice and solver
-    # benchmarks, CPU time: buy verdicts' lay-downs 0.4x for ill-buy-it and may-i, 0.8x
-    # eveleigh; ill-buy-it's discard table 0.6x; the hardest lay-downs 0.7x; typical ones
-    # unchanged at the median, their tail 0.8x).
+    # cost these models more than they prune (docs/benchmarks.md).
     parameters.use_sat_inprocessing = False
     parameters.add_cg_cuts = False
     return parameters
