@@ -45,6 +45,7 @@ _HOMES = {
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Policy", "Position", "SimulatedPlayer", "Table"),
+    "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn"),
     "analyzer.validate": ("validate_lay_down",),
@@ -95,6 +96,7 @@ __all__ = [
     "deterministic_work",
     "end_on_interrupt",
     "hand_sizes",
+    "kept_at_least",
     "load_rules",
     "near_best_plays",
     "parse_cards",
@@ -102,6 +104,7 @@ __all__ = [
     "preset",
     "read_hand",
     "validate_lay_down",
+    "wild_cards_short",
 ]
 
 if TYPE_CHECKING:
@@ -128,6 +131,7 @@ if TYPE_CHECKING:
         preset,
     )
     from analyzer.simulate import Event, EventKind, Policy, Position, SimulatedPlayer, Table
+    from analyzer.solver.bounds import kept_at_least, wild_cards_short
     from analyzer.solver.work import deterministic_work
     from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn
     from analyzer.validate import validate_lay_down
