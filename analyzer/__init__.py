@@ -48,6 +48,7 @@ _HOMES = {
                        "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
                           "Table", "TableError", "extend_meld"),
+    "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn"),
     "analyzer.validate": ("validate_lay_down",),
@@ -108,6 +109,7 @@ __all__ = [
     "end_on_interrupt",
     "extend_meld",
     "hand_sizes",
+    "kept_at_least",
     "load_rules",
     "near_best_plays",
     "parse_cards",
@@ -117,6 +119,7 @@ __all__ = [
     "run_span",
     "validate_lay_down",
     "wild_cards",
+    "wild_cards_short",
 ]
 
 if TYPE_CHECKING:
@@ -157,6 +160,7 @@ if TYPE_CHECKING:
         TableError,
         extend_meld,
     )
+    from analyzer.solver.bounds import kept_at_least, wild_cards_short
     from analyzer.solver.work import deterministic_work
     from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn
     from analyzer.validate import validate_lay_down

@@ -1,8 +1,8 @@
 """Plays near the best: how many distinct plays of a turn keep within a few points of the best.
 
-A puzzle's difficulty grows with the number of arrangements close to the best (issue 9, section
-4): a hand with one way to lay down is easier to get right than one with a dozen that differ by
-a few points. ``near_best_plays`` counts them, up to a cap.
+A puzzle's difficulty grows with the number of arrangements close to the best: a hand with one
+way to lay down is easier to get right than one with a dozen that differ by a few points.
+``near_best_plays`` counts them, up to a cap.
 
 A *play* is a turn after the draw that lays down: the round's contract melded, then the discard
 (none when the rules let the player go out by melding every card, and never in a go-out round),

@@ -28,6 +28,7 @@ from analyzer.hand import HandError, deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
+from analyzer.solver.bounds import play_keeps_at_least
 
 
 class Moment(enum.Enum):
@@ -190,11 +191,10 @@ def _not_this_turn(solver: RoundSolver, cards: tuple[Card, ...], whole: LayDown)
         least = min(map(rules.points_of, extended))
         if best is not None and (0, least if discard_needed else 0) >= best[0]:
             continue
-        most = max(map(rules.points_of, extended))
         held_after = solver.lay_down(extended).leftover_points
-        kept_at_least = max(0, held_after - most)
-        before_at_least = max(held_after, kept_at_least + least if discard_needed or held_after else 0)
-        if best is not None and (kept_at_least, before_at_least) >= best[0]:
+        kept = play_keeps_at_least(extended, rules, held_after)
+        before_at_least = max(held_after, kept + least if discard_needed or held_after else 0)
+        if best is not None and (kept, before_at_least) >= best[0]:
             continue
         play = best_turn(solver, extended)
         if play is not None and (best is None or (play.points_after_discard, play.leftover_points) < best[0]):

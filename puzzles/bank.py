@@ -29,7 +29,7 @@ from puzzles.model import KINDS, Puzzle, PuzzleError
 BANK_DIR = Path(__file__).with_name("bank")
 RETIRED = "retired"  # the bank folder's subfolder of retired puzzles, a file per shard
 FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER of each kind
-# At least 40 of each kind (issue 9); lay-downs, the cheapest kind by far, make the bank's 2,000.
+# At least 40 of each kind; lay-downs, the cheapest kind by far, make the bank's 2,000.
 FULL_OTHER = {"lay-down": 100, "discard": 40, "buy": 40}
 PLANTED_SHARE = 5  # lay-down shards: one puzzle in this many is planted (at most a quarter)
 MAX_LINE = 1 << 20

@@ -3,7 +3,7 @@
 ``generate(kind, rules, round, seed)`` is a pure function: the seed fixes the table (player
 count, shuffle) and everything after it, so seed ranges are reproducible, resumable shards.
 ``derive(position)`` turns a position into a puzzle, or rejects it (None): it computes the
-accepted answers with the analyser's public API, keeps only clear puzzles (issue 9, section 3),
+accepted answers with the analyser's public API, keeps only clear puzzles,
 tags the themes and rates the difficulty. ``puzzles verify`` calls the same ``derive`` on a
 stored position and compares.
 
@@ -46,8 +46,10 @@ from analyzer import (
     analyze,
     card_at,
     deterministic_work,
+    kept_at_least,
     near_best_plays,
     preset,
+    wild_cards_short,
 )
 from puzzles.check import play_problems
 from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
@@ -68,7 +70,7 @@ from puzzles.themes import tag
 # of the player with plans of its own (played two at a time), so a buy verdict's figures may
 # differ from puzzles-4's; the positions, lay-downs and discards are the same. puzzles-6: the
 # lay-down model leaves the same-suit rule between runs out until an answer breaks it
-# (``analyzer.solver.translate.SAME_SUIT_RULE_LAZILY``): the same optima, other ties among
+# (``SolverOptions.same_suit_rule_lazily``): the same optima, other ties among
 # equally good arrangements. The seeds' random streams keep the first version's name.
 GENERATOR = "puzzles-6"
 STREAM = "puzzles-1"
@@ -80,7 +82,7 @@ WORK = 5.0
 # them (``unfinished``, a buy verdict not ``finished``, a lay-down not proven) is rejected, never
 # accepted with other figures. Real positions take well under a minute.
 TIME_LIMIT = 600.0
-MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for (issue 9, section 2)
+MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for
 # Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
 # a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
 LOOKS = {"lay-down": 1000, "discard": 10, "buy": 3}
@@ -255,53 +257,6 @@ def _known_after(player: SimulatedPlayer, state: Any, drawn: Card) -> Known:
     if state.away > 0 and wild_cards_short(hand, player.rules, player.round_number) > 0:
         return False  # the solver would say it cannot lay down: a solve the table seldom asks for
     return player.solver.lay_down(hand)
-
-
-def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> int:
-    """A lower bound on how many wild cards beyond those it holds ``hand`` needs to meld the
-    round's contract: above 0, no lay-down of it exists, and the solver says it cannot lay down.
-
-    Each meld of a lay-down holds at least its contract size of cards: naturals of one window of
-    its suit (a run) or of its rank (a set), and wild cards for the rest; a longer meld holds no
-    more useful naturals than that size. So a meld's wild cards are at least its size less its
-    useful naturals, and the melds' together at least their sizes less the most useful naturals
-    they can hold between them. Runs of one size: in one suit each holds at most the most places
-    a window of that size holds there, and all of them no more than the suit's cards; the most
-    over every way of sharing the runs among the suits (``most``). Sets of one size: a set of rank
-    r holds at most ``size`` of its copies usefully, and all of them no more than the copies;
-    taking the largest gains first deals them out at best (a rank's gains only shrink from set to
-    set). Melds share no wild cards, so the sum bounds the lay-down's, which holds no more than the
-    hand's; and each missing card would make up one more, so it bounds the cards away too. Every
-    rule that forbids a lay-down (wild limits, same-suit runs, distinct set ranks, the ace's
-    places), the cards runs and sets of other sizes share, and a 2's being natural or wild (it
-    counts as both) are ignored: each only lowers the bound."""
-    wild = sum(1 for card in hand if rules.is_wild(card))
-    copies = Counter(card.rank for card in hand if card.rank is not None)
-    places: dict[Suit, set[int]] = {suit: set() for suit in Suit}
-    for card in hand:
-        if card.suit is not None and card.rank is not None:
-            places[card.suit].update((1, 14) if card.rank == Rank.ACE else (int(card.rank),))
-    in_suit = Counter(card.suit for card in hand if card.suit is not None)
-    short = -wild
-    runs: Counter[int] = Counter()
-    sets: Counter[int] = Counter()
-    for spec in rules.round(round_number).contract:
-        (runs if spec.kind == MeldKind.RUN else sets)[spec.size] += 1
-    for size, count in runs.items():
-        # The most naturals ``m`` runs of this size can hold, the suits taken one by one: in one
-        # suit, at most the most places a window holds each, and no more than its cards in all.
-        most = [0] + [-1] * count
-        for suit, suit_places in places.items():
-            held = max((sum(1 for place in range(low, low + size) if place in suit_places)
-                        for low in range(1, 16 - size)), default=0)
-            most = [max(most[m - j] + min(j * held, in_suit[suit]) for j in range(m + 1) if most[m - j] >= 0)
-                    for m in range(count + 1)]
-        short += size * count - most[count]
-    for size, count in sets.items():
-        gains = sorted((min(size, n - k * size) for n in copies.values() for k in range(count) if n > k * size),
-                       reverse=True)
-        short += size * count - sum(gains[:count])
-    return short
 
 
 def _buy_position(table: Table) -> Found:
@@ -529,17 +484,6 @@ def _no_trap(position: Puzzle, rules: Rules, whole: LayDown, plays: Iterable[Lay
         if problems or points is None or points > bound:
             return False
     return True
-
-
-def kept_at_least(hand: Sequence[Card], rules: Rules, whole: LayDown) -> int | None:
-    """A lower bound on the points any legal play of the turn keeps, outside go-out rounds, from
-    the whole hand's proven best lay-down ``whole`` (None when it has none): a play is a
-    lay-down of the whole hand with its discard left over (``analyzer.turn.best_turn`` reads the
-    same bound), so it keeps at least the fewest leftover points less the costliest card's, and
-    never less than nothing."""
-    if not (whole.can_lay_down and whole.proven_optimal):
-        return None
-    return max(0, whole.leftover_points - max(rules.points_of(card) for card in hand))
 
 
 def _near_best(position: Puzzle, rules: Rules) -> int:

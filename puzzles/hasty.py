@@ -2,7 +2,7 @@
 
 A lay-down puzzle is accepted only when it has a trap: the play a hasty player makes is illegal,
 or keeps more points when the turn ends, or the hasty player thinks it cannot lay down when it
-can (issue 9, section 3). The hasty player reads the rules loosely (``loose_rules``): any two runs
+can. The hasty player reads the rules loosely (``loose_rules``): any two runs
 of one suit are fine, the ace is low or high, any number of wild cards per meld, sets may share a
 rank, and a go-out round is an ordinary round. It builds the contract greedily, meld by meld:
 

@@ -9,7 +9,7 @@ an ``id`` derived from its position, so the same position always has the same id
     >>> Puzzle.from_dict(puzzle.to_dict()) == puzzle, len(puzzle.id)
     (True, 12)
 
-The three kinds and what is right (issue 9):
+The three kinds and what is right:
 
 - ``lay-down``: lay the contract down and discard (``LayDownAnswer``), or say it cannot be done.
   Any legal play that keeps the fewest points when the turn ends is right; "cannot" is right

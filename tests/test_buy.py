@@ -358,7 +358,7 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
 # a player one card away stopped buying in a go-out round, and those rounds' going-out chances
 # were measured again, ill-buy-it round 8 was recorded again: the same close call, passing's and
 # buying's expected points 126.0 and 136.0 -> 125.997 and 135.997. When the same-suit rule between
-# runs came to be taken up lazily (translate.SAME_SUIT_RULE_LAZILY: the same optima, other ties
+# runs came to be taken up lazily (SolverOptions.same_suit_rule_lazily: the same optima, other ties
 # in simulated play), progressive round 7 and pagat round 7 were recorded again, each the same
 # verdict (pass): differences 18.06 -> 10.22 (margin 5.77 -> 5.82) and 14.9 -> 15.05.
 PINNED_VERDICTS = [

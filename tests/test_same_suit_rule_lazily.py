@@ -1,4 +1,4 @@
-"""The same-suit rule between runs taken up lazily (``translate.SAME_SUIT_RULE_LAZILY``): the
+"""The same-suit rule between runs taken up lazily (``SolverOptions.same_suit_rule_lazily``): the
 lay-down model is first solved without the rule, and again with it when the runs it lays break
 it. Hand by hand the answer is as good as the whole model's (the same cards away and points
 left), and every arrangement keeps the rule, checked card by card by ``analyzer.validate``,
@@ -21,7 +21,7 @@ from analyzer.cards import ALL_NATURALS, JOKER, Suit, parse_cards
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import Rules, SameSuitRuns, preset
 from analyzer.solver import model, solve_lay_down, translate
-from analyzer.solver.model import make_problem
+from analyzer.solver.model import SolverOptions, make_problem
 from analyzer.validate import validate_lay_down
 from tests.test_advice import reference_outs
 
@@ -69,7 +69,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> Solves:
 
 def _answers(rules: Rules, round_number: int, lazily: bool,
              monkeypatch: pytest.MonkeyPatch) -> tuple[list[tuple[object, ...]], Solves]:
-    monkeypatch.setattr(translate, "SAME_SUIT_RULE_LAZILY", lazily)
+    options = SolverOptions(same_suit_rule_lazily=lazily)
     solves = _counting(monkeypatch)
     deck = rules.deck_for(None)
     rng = random.Random(f"{rules.name}-{round_number}")
@@ -86,7 +86,7 @@ def _answers(rules: Rules, round_number: int, lazily: bool,
             for card in stretch:
                 pool.remove(card)
         hand = tuple(stretch[:size] + rng.sample(pool, max(0, size - len(stretch))))
-        laid = solve_lay_down(hand, rules, round_number, deck, 10.0)
+        laid = solve_lay_down(hand, rules, round_number, deck, 10.0, options=options)
         melds = laid.melds if laid.can_lay_down else laid.with_missing
         kept = laid.leftover if laid.can_lay_down else laid.kept_with_missing()
         assert validate_lay_down(hand, rules, round_number, melds, kept, laid.missing) == [], (hand, melds)

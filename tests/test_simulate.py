@@ -212,7 +212,7 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # go-out rounds' tables (pagat 7, shanghai 7, ill-buy-it 8) were recorded again when their
 # model got a tighter relaxation (the same optima, other ties). Progressive 6, pagat 7, shanghai 7
 # and shanghai-powe 8, the tables whose contracts hold two runs or more, were recorded again when
-# the same-suit rule between runs came to be taken up lazily (translate.SAME_SUIT_RULE_LAZILY,
+# the same-suit rule between runs came to be taken up lazily (SolverOptions.same_suit_rule_lazily,
 # generator puzzles-6: the same optima, other ties); the other four did not change.
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "328a809b2f54571a"),

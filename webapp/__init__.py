@@ -1,4 +1,4 @@
-"""The web app: the analysis page, its JSON twin, and (issue 11) the trainer, in Flask.
+"""The web app: the analysis page, its JSON twin, and the trainer, in Flask.
 
 ``create_app(test_config=None)`` builds the app (the Flask tutorial's application factory):
 configuration, the database, the safety layer (CSRF, rate limits, security headers, size

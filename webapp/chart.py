@@ -1,5 +1,5 @@
 """The dashboard's rating chart: a player's rating over their rated puzzles as inline SVG, drawn on
-the server so that it reads without JavaScript (issue 11, section 4).
+the server so that it reads without JavaScript.
 
 The line is the rating after each rated attempt, the shaded band rating +- 2 deviations (the 95%
 interval), the y axis has round-number ticks, the first and last dates sit under the ends and the

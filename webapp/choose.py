@@ -1,5 +1,5 @@
 """Choosing the trainer's next puzzle: one near the player's level (or a step easier or harder),
-of the player's rule set and, when asked, of one kind and one theme (issue 11, section 2).
+of the player's rule set and, when asked, of one kind and one theme.
 
 The rule: among the eligible puzzles (that preset, kind and theme, not excluded) take the
 ``NEAREST`` whose ratings are closest to the target (the player's rating plus the offset; equal

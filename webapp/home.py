@@ -1,4 +1,4 @@
-"""The home page: what this is, and the way to analysing (and, with issue 11, training)."""
+"""The home page: what this is, and the ways in: analysing a hand, practising, the daily puzzle."""
 
 from __future__ import annotations
 

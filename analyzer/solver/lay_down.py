@@ -10,9 +10,11 @@ from analyzer.melds import card_at
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, Rules
 from analyzer.solver.model import (
+    DEFAULT_OPTIONS,
     Model,
     Problem,
     RunShape,
+    SolverOptions,
     build_model,
     make_problem,
     runs_may_share_a_contract,
@@ -30,7 +32,7 @@ from analyzer.solver.translate import (
 
 def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
                    time_limit: float, *, before_draw: bool = False, meld_at_most: int | None = None,
-                   seen: Iterable[Card] = ()) -> LayDown:
+                   seen: Iterable[Card] = (), options: SolverOptions = DEFAULT_OPTIONS) -> LayDown:
     """Best lay-down, or cards away with a witness, for an already checked hand.
 
     In a go-out round the hand is counted in draws (docs/lay-down.md): the melds hold as many
@@ -38,8 +40,9 @@ def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck
     cards, which are the draws; the hand's cards they leave out are let go (discarded on the
     way). Elsewhere ``before_draw`` changes nothing. ``meld_at_most``: the melds may hold at most this many of the hand's cards
     (a player who may not go out by discarding keeps two cards, one of them to discard).
-    ``seen``: cards out of reach (seen on the table): missing cards are only copies beyond them."""
-    return best_lay_down(make_problem(hand, rules, round_number, deck, before_draw, meld_at_most, seen),
+    ``seen``: cards out of reach (seen on the table): missing cards are only copies beyond them.
+    ``options``: how the solver goes about it (``SolverOptions``), the answer the same."""
+    return best_lay_down(make_problem(hand, rules, round_number, deck, before_draw, meld_at_most, seen, options),
                          time_limit)[0]
 
 

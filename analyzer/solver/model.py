@@ -3,11 +3,11 @@ constraints (docs/lay-down.md says what a legal lay-down is)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
@@ -43,6 +43,26 @@ Terms = dict[int, int]  # a linear expression flattened: its coefficients by var
 
 
 @dataclass(frozen=True)
+class SolverOptions:
+    """Choices in how the solver models and solves a problem that leave every answer the same
+    (the tests compare each choice with its alternative); the defaults are the faster ones.
+
+    ``tight_go_out``: go-out rounds get a tighter LP relaxation, rows and limits every lay-down
+    already meets (``sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``),
+    so the optimum is the same, found with far less branching (tests/test_tightened_relaxation.py).
+
+    ``same_suit_rule_lazily``: the rule between runs of one suit is left out of the first model
+    and taken up only when its answer breaks it (``translate.solve``;
+    tests/test_same_suit_rule_lazily.py). docs/benchmarks.md has the figures of both."""
+
+    tight_go_out: bool = True
+    same_suit_rule_lazily: bool = True
+
+
+DEFAULT_OPTIONS = SolverOptions()
+
+
+@dataclass(frozen=True)
 class Problem:
     """Everything the model needs, decided once from hand, rules and round."""
 
@@ -62,6 +82,7 @@ class Problem:
     target: int | None = None
     meld_at_most: int | None = None  # the melds hold at most this many of the hand's cards
     seen: dict[Card, int] = field(default_factory=dict)  # copies out of reach (seen elsewhere)
+    options: SolverOptions = DEFAULT_OPTIONS
 
     @property
     def run_specs(self) -> list[MeldSpec]:
@@ -103,7 +124,7 @@ class Problem:
 
 def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
                  before_draw: bool = False, meld_at_most: int | None = None,
-                 seen: Iterable[Card] = ()) -> Problem:
+                 seen: Iterable[Card] = (), options: SolverOptions = DEFAULT_OPTIONS) -> Problem:
     rule = rules.round(round_number)
     hand = sorted_cards(hand)
     counts = Counter(hand)
@@ -123,6 +144,7 @@ def make_problem(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: 
         target=len(hand) + (1 if before_draw else 0) if rule.go_out else None,
         meld_at_most=meld_at_most,
         seen=dict(Counter(seen)),
+        options=options,
     )
 
 
@@ -171,36 +193,8 @@ def one_wild_a_run(rules: Rules) -> bool:
 class WindowWilds:
     """Runs counted per window under a limit of one wild card a run (``one_wild_a_run``): how
     many of the hand's wild cards the runs on each window take.
-
-    The runs' cards can be dealt out exactly when these hold, for each window w with ``count[w]``
-    runs, and each suit's positions p with ``covering[p]`` runs over p and ``uses[p]`` of the
-    hand's naturals there (at most ``covering[p]``, one a run):
-      (1) ``wilds[w] <= count[w]``: one wild card a run;
-      (2) for every stretch Q of consecutive positions: the wild cards on windows lying inside
-          Q, plus the naturals on Q, are at most the places the runs have on Q,
-          ``sum(covering[p] - uses[p] for p in Q)``.
-    Why: give each run that takes a wild card (any ``wilds[w]`` of the window's identical runs)
-    a place of its own, at a position p with at most ``covering[p] - uses[p]`` such runs, and
-    then the naturals at p to the runs over p left free there. That is a matching of runs
-    (intervals) to positions (with capacities), and Hall's condition for it (no set of runs
-    needs more places than the positions they cover offer) reduces to (1) and (2): a run that
-    reaches outside the positions considered has a free place there, and a set of positions
-    splits into stretches, each run lying in one of them. Every legal lay-down meets (1) and
-    (2), so the model loses none; and a run with one gap can take its wild card there, so the
-    read-back (``translate._limited_runs``) finds an arrangement for any solution.
-
-    Only stretches of positions where the hand holds a natural of the suit need (2): a position
-    without one gives every run over it a free place (``covering[p] - uses[p] = covering[p]``),
-    so the stretch splits there into smaller ones. Likewise a window over such a position
-    always has a free place: its wild cards are pooled (``outside``, at most the number of such
-    runs); only windows inside a held stretch get their own count (``inside``).
-
-    A cap of two or more would need more than (1) and (2) (a window reaching one place outside
-    Q could still need two places in it), so those limits keep run slots; so does the strict
-    deck model, which counts missing jokers against the limits. Missing cards (the relaxed
-    model) fill the gaps left: they are naturals, except where 2s are always wild: there the
-    read-back puts a run's wild card on the 2's place first, so that a missing 2 is never a
-    second one, and with no wild cards allowed no run covers the 2's place."""
+    Why (1) and (2) are exactly what it takes: docs/lay-down.md, "One wild card a run, counted
+    per window"."""
 
     inside: dict[Window, cp_model.IntVar]  # wild cards on a window lying inside a held stretch
     outside: cp_model.IntVar | None  # wild cards on the other windows, together (None: no wilds)
@@ -407,8 +401,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
     # of wild limits), which places wild cards position by position in run slots, and under
     # per-meld wild limits unless they allow one wild card a run (``WindowWilds``) and the
     # contract repeats a run: a lone run's slot has no symmetric copies, and it is the smaller
-    # model (shanghai round 2, S3+R4: about 76 variables against 272, 4.0 ms against 6.5 ms
-    # solving, CPU time, medians of 40 dealt hands).
+    # model (docs/benchmarks.md, "Figures behind the solver's choices").
     repeats_a_run = len(set(problem.run_specs)) < len(problem.run_specs)
     windows_for_runs = by_window or (not strict_deck and (
         problem.runs_by_window or (one_wild_a_run(rules) and repeats_a_run)))
@@ -477,8 +470,7 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
             model.add(hand_melded + built.missing_total == problem.target)
             # So the missing cards are the target less the hand's cards melded: counted so, the
             # objective weighs the hand's cards alone, not every run window's places, with the
-            # same value for every lay-down. CP-SAT proves it sooner (ill-buy-it's round-8 buy
-            # verdicts: 0.85x the solver's CPU time; the hard suite's worst go-out hands 2.6x).
+            # same value for every lay-down. CP-SAT proves it sooner (docs/benchmarks.md).
             missing_counted = _flat(problem.target - hand_melded)
         if problem.meld_at_most is not None:
             model.add(hand_melded <= problem.meld_at_most)
@@ -677,6 +669,9 @@ class _WindowHead:
 
 def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
                      how_many: int, top: int, flagged: bool) -> _WindowHead:
+    # Made in an empty model, the head is a template's (``_head``): shared by every model
+    # that copies it.
+    shared = _empty(model)
     windows, window_names, covering_index, exact = _window_layout(positions, size, longest)
     name = f"run{size}"
     counts = [model.new_int_var(0, top, f"{name}.count[{w}]") for w in window_names]
@@ -696,31 +691,37 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
     for (suit, first, last), c in zip(windows, counts):
         of_suit[suit].append((c, first, last))
     return _WindowHead(dict(zip(windows, counts)), present, covering_index, {}, exact, places, places_terms, {},
-                       of_suit)
+                       of_suit, shared)
 
 
-@functools.lru_cache(maxsize=256)
-def _window_head_template(positions: tuple[int, ...], size: int, longest: int, how_many: int, top: int,
-                          flagged: bool) -> tuple[cp_model.CpModel, _WindowHead]:
-    """A model holding only a window head, built once per rule set, size and contract. A
+_Head = TypeVar("_Head")
+
+
+def _head(model: cp_model.CpModel, add: Callable[..., _Head], *layout: object) -> _Head:
+    """The part of a group of runs that is the same for every hand (``add(model, *layout)``:
+    a window head, a run slot's head), added to ``model``: copied from its template into an
+    empty model (the same variables and constraints in the same order, so the same proto),
+    else built afresh."""
+    if _empty(model):
+        template: tuple[cp_model.CpModel, _Head] = _head_template(add, *layout)
+        model.proto.copy_from(template[0].proto)
+        return template[1]
+    return add(model, *layout)
+
+
+@functools.lru_cache(maxsize=512)
+def _head_template(add: Callable[..., _Head], *layout: object) -> tuple[cp_model.CpModel, _Head]:
+    """A model holding only a head, built once per rule set, size and contract (or slot). A
     model's first group of runs copies it in one step and shares its variables (a variable
     is its index in the model; the head's indices start at 0 in both) and its sums of them:
     about 45 variables and their total for a typical run of four, hundreds of each for a
     minimum contract's runs, the costliest part of building a typical model."""
     template = _CpModel()
-    head = _add_window_head(template, positions, size, longest, how_many, top, flagged)
-    return template, dataclasses.replace(head, shared=True)
+    return template, add(template, *layout)
 
 
-def _window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
-                 how_many: int, top: int, flagged: bool) -> _WindowHead:
-    """The head, added to ``model``: copied from its template into an empty model (the same
-    variables and constraints in the same order, so the same proto), else built afresh."""
-    if len(model.proto.variables) or len(model.proto.constraints):
-        return _add_window_head(model, positions, size, longest, how_many, top, flagged)
-    template, head = _window_head_template(positions, size, longest, how_many, top, flagged)
-    model.proto.copy_from(template.proto)
-    return head
+def _empty(model: cp_model.CpModel) -> bool:
+    return not (len(model.proto.variables) or len(model.proto.constraints))
 
 
 def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
@@ -732,13 +733,13 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         # the contract at least its size: no run is longer than what they leave, and the longer
         # windows are not made at all. The model's one row over all places says as much, but
         # its LP spread a run over fractions of long windows (ill-buy-it round 8: 264 windows
-        # for a run of at most 5 there; its go-out lay-downs solved about three times faster).
+        # for a run of at most 5 there; docs/benchmarks.md has the time saved).
         longest = max(size, min(longest, problem.target - sum(s.size for s in problem.contract) + size))
     apart = same_suit.missing_ranks_between
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
     flagged = ((same_suit == SameSuitRuns.NO_TOUCH or apart is not None)
                and len(problem.run_specs) > 1)
-    head = _window_head(model, problem.positions, size, longest, how_many, top, flagged)
+    head = _head(model, _add_window_head, problem.positions, size, longest, how_many, top, flagged)
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     counts, positions = problem.counts, problem.positions
     exact = head.exact
@@ -874,7 +875,8 @@ SlotHead = tuple[dict[Suit, cp_model.IntVar], dict[int, cp_model.IntVar], dict[i
 
 def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
                    minimum: bool, name: str) -> SlotHead:
-    """A run slot's suit and where it lies, the same for every hand."""
+    """A run slot's suit and where it lies, the same for every hand (a template's is shared by
+    the models that copy it: nothing changes these dicts once made)."""
     first, last = positions[0], positions[-1]
     suit = {s: model.new_bool_var(f"{name}.suit[{s.value}]") for s in SUITS}
     model.add_exactly_one(suit.values())
@@ -895,30 +897,11 @@ def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: in
     return suit, start, end, covers
 
 
-@functools.lru_cache(maxsize=256)
-def _slot_head_template(positions: tuple[int, ...], size: int, longest: int, minimum: bool,
-                        name: str) -> tuple[cp_model.CpModel, SlotHead]:
-    """A model holding only a slot head, built once per rule set, size and slot (as
-    ``_window_head_template``, for the first run slot of a model)."""
-    template = _CpModel()
-    return template, _add_slot_head(template, positions, size, longest, minimum, name)
-
-
-def _slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
-               minimum: bool, name: str) -> SlotHead:
-    """The head, added to ``model``: copied from its template into an empty model, else built."""
-    if len(model.proto.variables) or len(model.proto.constraints):
-        return _add_slot_head(model, positions, size, longest, minimum, name)
-    template, (suit, start, end, covers) = _slot_head_template(positions, size, longest, minimum, name)
-    model.proto.copy_from(template.proto)
-    return dict(suit), dict(start), dict(end), dict(covers)
-
-
 def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: int,
               strict_deck: bool) -> RunSlot:
     rules, positions, name = problem.rules, problem.positions, f"run{index}"
     longest = min(rules.max_run_length, len(positions)) if problem.minimum else spec.size
-    suit, start, end, covers = _slot_head(model, positions, spec.size, longest, problem.minimum, name)
+    suit, start, end, covers = _head(model, _add_slot_head, positions, spec.size, longest, problem.minimum, name)
 
     uses: dict[tuple[Card, int], cp_model.IntVar] = {}
     for card in problem.naturals:
@@ -990,16 +973,10 @@ def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
     return slot.start.get(position - size + 1, 0)
 
 
-# Go-out rounds get a tighter LP relaxation: rows and limits every lay-down already meets
-# (``_sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``), so the optimum
-# is the same, found with far less branching. False builds those rounds' models as before: the
-# tests compare the two (tests/test_tightened_relaxation.py).
-TIGHT_GO_OUT = True
-
-
 def tightened(problem: Problem) -> bool:
-    """Whether the problem's model has the tighter relaxation (a go-out round's)."""
-    return problem.target is not None and TIGHT_GO_OUT
+    """Whether the problem's model has the tighter relaxation (a go-out round's, unless its
+    options say otherwise: ``SolverOptions.tight_go_out``)."""
+    return problem.target is not None and problem.options.tight_go_out
 
 
 def sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem, sets: list[SetGroup]) -> None:

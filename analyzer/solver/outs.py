@@ -7,7 +7,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from ortools.sat.python import cp_model
 
@@ -170,57 +170,11 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
     if not tightened(problem):  # a go-out round's model has these rows already
         # Redundant for an arrangement, but without them the LP lays two thirds of a set of a
         # rank the hand holds two of, and its bound on the gap sites stays far above the truth:
-        # CP-SAT branched for each "no new site" proof (ill-buy-it round 8: with
-        # ``_open_windows`` and the sets' site bound below, the gap-site solves took a third
-        # of their CPU time).
+        # CP-SAT branched for each "no new site" proof (with ``_open_windows`` and the sets'
+        # site bound below, far less: docs/benchmarks.md).
         sets_hold_naturals_only_when_laid(model, problem, built.sets)
 
-    # Per group of runs, the counts of the open windows over each (suit, position).
-    open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
-    for g in built.windows:
-        over: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}
-        for (s, first, last), c in g.count.items():
-            if (s, first, last) in open_windows:
-                for q in range(first, last + 1):
-                    over.setdefault((s, q), []).append(c)
-        open_over.append(over)
-
-    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
-        card = card_at(p, suit)
-        covering = [over.get((suit, p), []) for over in open_over]
-        if not any(covering):
-            return 0  # no run of a best arrangement covers the place: no gap site
-        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
-
-    def set_gap(rank: Rank) -> cp_model.LinearExprT:
-        """Places in sets of the rank that no natural of the hand takes."""
-        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
-                   if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
-                   for g in built.sets if rank in g.count)
-
-    # A gap site: a run position, or a rank for sets; 1 when the arrangement has a gap there.
-    sites: list[tuple[cp_model.IntVar, list[Card]]] = []
-    for suit in SUITS:
-        for p in problem.positions:
-            card = card_at(p, suit)
-            gap = run_gap(suit, p)
-            if problem.spare(card) and card not in outs and not isinstance(gap, int):
-                site = model.new_bool_var(f"gap[{suit.value}{p}]")
-                model.add(site <= gap)
-                sites.append((site, [card]))
-    held_ranks = {card.rank for card in problem.naturals}
-    for rank in Rank:
-        # The model offers sets of a few ranks the hand lacks, standing for all of them.
-        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
-        fitting = [natural(r, s) for r in ranks for s in SUITS if problem.spare(natural(r, s))]
-        gap = set_gap(rank)
-        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
-            site = model.new_bool_var(f"gap[{rank.token}]")
-            model.add(site <= gap)
-            # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
-            # set's gap for a fraction of a set laid (``sets_hold_naturals_only_when_laid``).
-            model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
-            sites.append((site, fitting))
+    sites = _run_gap_sites(problem, built, outs, open_windows) + _set_gap_sites(problem, built, outs)
     while not _spent(ends):
         fresh = [site for site, cards in sites if not set(cards) <= outs]
         if not fresh:
@@ -250,6 +204,72 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs, False  # past the time limit: the outs found so far
+
+
+# A gap site: a run position, or a rank for sets, with the cards that fit it; its variable is 1
+# when the arrangement has a gap there.
+_GapSite = tuple[cp_model.IntVar, list[Card]]
+
+
+def _run_gap_sites(problem: Problem, built: Model, outs: set[Card], open_windows: set[Window]) -> list[_GapSite]:
+    """A site per run position that some run on an open window covers, whose card the deck
+    has and is not an out yet: 1 only when a run holds a gap there."""
+    model = built.model
+    # Per group of runs, the counts of the open windows over each (suit, position).
+    open_over: list[dict[tuple[Suit, int], list[cp_model.IntVar]]] = []
+    for g in built.windows:
+        over: dict[tuple[Suit, int], list[cp_model.IntVar]] = {}
+        for (s, first, last), c in g.count.items():
+            if (s, first, last) in open_windows:
+                for q in range(first, last + 1):
+                    over.setdefault((s, q), []).append(c)
+        open_over.append(over)
+
+    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
+        card = card_at(p, suit)
+        covering = [over.get((suit, p), []) for over in open_over]
+        if not any(covering):
+            return 0  # no run of a best arrangement covers the place: no gap site
+        return sum(sum(counts) - g.uses.get((card, p), 0) for g, counts in zip(built.windows, covering))
+
+    sites: list[_GapSite] = []
+    for suit in SUITS:
+        for p in problem.positions:
+            card = card_at(p, suit)
+            gap = run_gap(suit, p)
+            if problem.spare(card) and card not in outs and not isinstance(gap, int):
+                site = model.new_bool_var(f"gap[{suit.value}{p}]")
+                model.add(site <= gap)
+                sites.append((site, [card]))
+    return sites
+
+
+def _set_gap_sites(problem: Problem, built: Model, outs: set[Card]) -> list[_GapSite]:
+    """A site per rank (the ranks the hand lacks share one) whose cards the deck has and are
+    not all outs yet: 1 only when a set of the rank has a place no natural of the hand takes."""
+    model = built.model
+
+    def set_gap(rank: Rank) -> cp_model.LinearExprT:
+        """Places in sets of the rank that no natural of the hand takes."""
+        return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
+                   if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
+                   for g in built.sets if rank in g.count)
+
+    sites: list[_GapSite] = []
+    held_ranks = {card.rank for card in problem.naturals}
+    for rank in Rank:
+        # The model offers sets of a few ranks the hand lacks, standing for all of them.
+        ranks = [rank] if rank in held_ranks else [r for r in Rank if r not in held_ranks]
+        fitting = [natural(r, s) for r in ranks for s in SUITS if problem.spare(natural(r, s))]
+        gap = set_gap(rank)
+        if fitting and not set(fitting) <= outs and not isinstance(gap, int):
+            site = model.new_bool_var(f"gap[{rank.token}]")
+            model.add(site <= gap)
+            # Redundant for an arrangement, but it keeps the LP from showing a fraction of a
+            # set's gap for a fraction of a set laid (``sets_hold_naturals_only_when_laid``).
+            model.add(site <= sum(g.count[rank] for g in built.sets if rank in g.count))
+            sites.append((site, fitting))
+    return sites
 
 
 def _open_windows(problem: Problem, built: Model, cards_away: int) -> set[Window]:
@@ -309,23 +329,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
     model where the extra card is a decision (``ExtraCard``): find a card that does, rule it
     out, ask again; the last solve, infeasible, proves that no card left does.
 
-    In a go-out round hand + card is a hand after the draw: before the draw that is the same
-    number of cards in the melds. (After the draw it is one more, and hand + card may be closer
-    without melding the card, so there every card is a candidate, and nothing below applies.)
-
-    Elsewhere a card is an out exactly when some best arrangement of the hand has it among its
-    missing cards (``find_outs``), which spares most of the candidates:
-    - the missing cards of the hand's own witness are outs without asking, and so are the
-      others ``_read_outs`` reads off it (trades, and with per-meld wild limits, the gaps of
-      the arrangements one meld moved, which in hands many cards away are most of the outs);
-    - so are those of every arrangement of hand + card that a solve finds (put the card back
-      among the missing: an arrangement of the hand with ``cards_away`` missing cards, those
-      among them), and those of arrangements found for other hands (``known``) that fit this
-      one with ``cards_away`` missing cards;
-    - a card that no best arrangement can hold as a missing card, by a bound that counts each
-      meld on its own (``MissingBound``), is no candidate;
-    - and hand + card must meld the card (it could not be closer otherwise), which proves a
-      no sooner.
+    Which cards it need not ask about, and why: docs/advice.md, "Outs asked card by card".
 
     With the outs, whether the search proved it has them all (False: the time ran out, or a
     solve stopped at its time or work limit before it could say no)."""
@@ -379,7 +383,8 @@ class ExtraCard:
 
     def __init__(self, problem: Problem, candidates: list[Card], cards_away: int, melded: bool) -> None:
         self.problem = problem
-        union = make_problem(problem.hand + tuple(candidates), problem.rules, problem.round_number, problem.deck)
+        union = make_problem(problem.hand + tuple(candidates), problem.rules, problem.round_number, problem.deck,
+                             options=problem.options)
         # hand + card is a hand after the draw (``make_problem`` of it): in a go-out round its
         # melds hold one card more than the hand.
         union = replace(union, target=None if problem.target is None else len(problem.hand) + 1)
@@ -398,7 +403,8 @@ class ExtraCard:
 
     def with_card(self, card: Card) -> Problem:
         problem = self.problem
-        return make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck)
+        return make_problem(problem.hand + (card,), problem.rules, problem.round_number, problem.deck,
+                            options=problem.options)
 
     def closer(self, ends: float) -> tuple[Card | None, Solution | None]:
         """A candidate whose hand + card is closer, with its arrangement (None when the deck
@@ -406,9 +412,7 @@ class ExtraCard:
         when the solve stopped at its limit before it could tell."""
         solver = new_solver(_left(ends))
         # The LP that helps an optimising solve find and prove the best lay-down costs more
-        # than it saves on this yes/no question over many cards: at level 1 the joint solves
-        # of Shanghai round-7 and shanghai-powe round-8 tables took 0.55x and 0.8x the CPU
-        # time of level 2 (same process, 10 tables, load about 5), Shanghai round 2 about 0.9x.
+        # than it saves on this yes/no question over many cards (docs/benchmarks.md).
         solver.parameters.linearization_level = 1
         status = solver.solve(self.built.model)
         if status == cp_model.INFEASIBLE:
@@ -785,39 +789,11 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
     (the Shanghai family): one meld moved, a run to another suit or window, a set to another
     rank, keeping its size, its wild cards (the hand's and missing ones) and as many of the
     hand's naturals as before; the other melds stay as they are.
-
-    Why each is a best arrangement too: the melds hold as many cards (in a go-out round, the
-    melds' size), as many of the hand's and as many missing ones; every meld holds as many wild
-    cards and as many naturals as before, and the rules limit wild cards by count
-    (``max_wilds_per_meld``, ``wilds_may_outnumber_naturals``), never by place, so the moved
-    meld is as legal and the contract (kinds and sizes) is met as before. What a move could
-    break is checked: the run's positions under the ace rule (``Problem.positions``), the
-    same-suit rule between runs, distinct set ranks, and the deck, which must supply every
-    missing card beyond the hand's. The moved meld's gaps (its places no natural of the hand
-    fills) take its wild cards and missing naturals in any order, so a gap card is missing in
-    one of those arrangements whenever the deck has it and the other missing cards besides:
-    it is an out (``find_outs``). A meld with a wild 2 standing for itself (a natural there)
-    is not moved."""
+    Why each is a best arrangement too: docs/advice.md, "One meld moved"."""
     rules = problem.rules
     spare = Spare(problem)
     all_missing = Counter(missing)
-    unassigned = Counter(missing)
-    # Per meld: the hand's naturals in it, and its missing naturals. (Copies of a card are
-    # alike, so which meld's copy counts as the missing one does not matter.)
-    naturals_in: list[Counter[Card]] = []
-    absent_in: list[Counter[Card]] = []
-    for meld in melds:
-        held, absent = Counter[Card](), Counter[Card]()
-        for card in meld.cards:
-            if rules.is_wild(card):
-                continue  # a wild card, the hand's or missing, stays with its meld
-            if unassigned[card]:
-                unassigned[card] -= 1
-                absent[card] += 1
-            else:
-                held[card] += 1
-        naturals_in.append(held)
-        absent_in.append(absent)
+    naturals_in, absent_in = _naturals_by_meld(rules, melds, missing)
     hand = Counter(card for card in problem.hand if not rules.is_wild(card))
     runs: list[RunShape | None] = []  # the runs' suits and places, for the same-suit rule
     for meld in melds:
@@ -840,37 +816,89 @@ def _moved_meld_outs(problem: Problem, melds: tuple[PlacedMeld, ...], missing: t
             """Copies the deck has for the moved meld, beyond the hand's and the other missing cards."""
             return spare[card] - others_missing[card]
 
-        size = len(meld.cards)
         naturals = sum(naturals_in[index].values())
-        wilds = size - naturals - sum(absent.values())
+        moved = _Moved(len(meld.cards), naturals, len(meld.cards) - naturals - sum(absent.values()), free, available)
         shape = runs[index]
         if shape is not None:
             other_runs = tuple(run for j, run in enumerate(runs) if j != index and run is not None)
-            for suit in SUITS:
-                for first in problem.positions:
-                    if (first + size - 1 not in problem.positions or (suit, first) == shape[:2]
-                            or not runs_may_share_a_contract(rules.same_suit_runs, (suit, first, size), other_runs)):
-                        continue
-                    taken, gaps = Counter[Card](), []
-                    for p in range(first, first + size):
-                        card = card_at(p, suit)
-                        if free[card] > taken[card]:
-                            taken[card] += 1
-                        else:
-                            gaps.append(card)
-                    if size - len(gaps) == naturals:
-                        outs |= _run_gap_outs(gaps, wilds, available)
+            outs |= _moved_run_outs(problem, moved, shape, other_runs)
         else:
-            rank = set_ranks[index]
-            for new_rank in Rank:
-                if new_rank == rank or (rules.distinct_set_ranks and new_rank in set_ranks):
-                    continue
-                fitting = [Card(new_rank, suit) for suit in SUITS]
-                if sum(free[card] for card in fitting) != naturals:
-                    continue
-                absent_count = size - naturals - wilds
-                if sum(max(0, available(card)) for card in fitting) >= absent_count:
-                    outs.update(card for card in fitting if available(card) > 0)
+            outs |= _moved_set_outs(problem, moved, set_ranks[index], set_ranks)
+    return outs
+
+
+def _naturals_by_meld(rules: Rules, melds: tuple[PlacedMeld, ...],
+                      missing: tuple[Card, ...]) -> tuple[list[Counter[Card]], list[Counter[Card]]]:
+    """Per meld: the hand's naturals in it, and its missing naturals. (Copies of a card are
+    alike, so which meld's copy counts as the missing one does not matter.)"""
+    unassigned = Counter(missing)
+    naturals_in: list[Counter[Card]] = []
+    absent_in: list[Counter[Card]] = []
+    for meld in melds:
+        held, absent = Counter[Card](), Counter[Card]()
+        for card in meld.cards:
+            if rules.is_wild(card):
+                continue  # a wild card, the hand's or missing, stays with its meld
+            if unassigned[card]:
+                unassigned[card] -= 1
+                absent[card] += 1
+            else:
+                held[card] += 1
+        naturals_in.append(held)
+        absent_in.append(absent)
+    return naturals_in, absent_in
+
+
+@dataclass(frozen=True)
+class _Moved:
+    """The meld being moved: its size, the hand's naturals and the wild cards it keeps, the
+    hand's naturals the other melds leave (``free``), and the copies of a card the deck has for
+    it beyond the hand's and the other melds' missing cards (``available``)."""
+
+    size: int
+    naturals: int
+    wilds: int
+    free: Counter[Card]
+    available: Callable[[Card], int]
+
+
+def _moved_run_outs(problem: Problem, moved: _Moved, shape: RunShape, other_runs: tuple[RunShape, ...]) -> set[Card]:
+    """The outs of a run moved to another suit or window, under the ace rule and the same-suit
+    rule, holding as many of the hand's naturals."""
+    size, free = moved.size, moved.free
+    outs: set[Card] = set()
+    for suit in SUITS:
+        for first in problem.positions:
+            if (first + size - 1 not in problem.positions or (suit, first) == shape[:2]
+                    or not runs_may_share_a_contract(problem.rules.same_suit_runs, (suit, first, size), other_runs)):
+                continue
+            taken, gaps = Counter[Card](), []
+            for p in range(first, first + size):
+                card = card_at(p, suit)
+                if free[card] > taken[card]:
+                    taken[card] += 1
+                else:
+                    gaps.append(card)
+            if size - len(gaps) == moved.naturals:
+                outs |= _run_gap_outs(gaps, moved.wilds, moved.available)
+    return outs
+
+
+def _moved_set_outs(problem: Problem, moved: _Moved, rank: Rank | None,
+                    set_ranks: list[Rank | None]) -> set[Card]:
+    """The outs of a set moved to another rank (one no other set has, under distinct set
+    ranks) with as many of the hand's naturals, when the deck has its missing cards."""
+    rules, available = problem.rules, moved.available
+    outs: set[Card] = set()
+    for new_rank in Rank:
+        if new_rank == rank or (rules.distinct_set_ranks and new_rank in set_ranks):
+            continue
+        fitting = [Card(new_rank, suit) for suit in SUITS]
+        if sum(moved.free[card] for card in fitting) != moved.naturals:
+            continue
+        absent_count = moved.size - moved.naturals - moved.wilds
+        if sum(max(0, available(card)) for card in fitting) >= absent_count:
+            outs.update(card for card in fitting if available(card) > 0)
     return outs
 
 

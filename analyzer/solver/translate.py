@@ -67,29 +67,23 @@ def _settings() -> cp_model_helper.SatParameters:
     # default action afterwards, so that the next Ctrl-C kills a Python caller without a word.
     parameters.catch_sigint_signal = False
     # These models are small: CP-SAT's presolve, probing and symmetry search cost more than
-    # they save (measured in analyzer.bench), and a stronger LP relaxation pays for itself.
+    # they save (measured with benchmarks.solver), and a stronger LP relaxation pays for itself.
     parameters.cp_model_presolve = False
     parameters.cp_model_probing_level = 0
     parameters.symmetry_level = 0
     parameters.linearization_level = 2
     # SAT inprocessing (clause cleanup, vivification, probing at restarts) and Chvatal-Gomory cuts
-    # cost these models more than they prune (replayed solves of the advice and solver
-    # benchmarks, CPU time: buy verdicts' lay-downs 0.4x for ill-buy-it and may-i, 0.8x
-    # eveleigh; ill-buy-it's discard table 0.6x; the hardest lay-downs 0.7x; typical ones
-    # unchanged at the median, their tail 0.8x).
+    # cost these models more than they prune (docs/benchmarks.md).
     parameters.use_sat_inprocessing = False
     parameters.add_cg_cuts = False
     return parameters
 
 
 # The rule between runs of one suit (no touching, a gap, distinct suits) is left out of the
-# first model: it seldom binds, and without it the model has no presence flag per run window
-# and no row per pair of windows that may not lie together. Typical progressive lay-downs with
-# two or three runs solved in 0.6-0.7 of the time (CP-SAT's CPU time, 280 dealt hands). The
-# relaxed model's best answer is the whole model's whenever the runs it lays keep the rule;
-# when they do not, the whole model is solved. False solves the whole model at once: the tests
-# compare the two (tests/test_same_suit_rule_lazily.py).
-SAME_SUIT_RULE_LAZILY = True
+# first model (``SolverOptions.same_suit_rule_lazily``): it seldom binds, and without it the
+# model has no presence flag per run window and no row per pair of windows that may not lie
+# together (docs/benchmarks.md). The relaxed model's best answer is the whole model's whenever
+# the runs it lays keep the rule; when they do not, the whole model is solved.
 LEAST_SOLVE_TIME = 0.001  # seconds: what the second solve gets once the first spent the limit
 
 
@@ -99,7 +93,7 @@ def solve(problem: Problem, time_limit: float, strict_deck: bool = False) -> tup
     callers that ask more of it (outs: ``Model.same_suit_rule`` says whether it holds the rule).
     A first solve that finds no answer in time ends it: ``NoLayDown``, unproven."""
     policy = problem.rules.same_suit_runs
-    if SAME_SUIT_RULE_LAZILY and policy != SameSuitRuns.FREE and len(problem.run_specs) > 1:
+    if problem.options.same_suit_rule_lazily and policy != SameSuitRuns.FREE and len(problem.run_specs) > 1:
         ends = time.monotonic() + time_limit
         relaxed = build_model(problem, strict_deck, same_suit_rule=False)
         try:
