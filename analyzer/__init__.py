@@ -50,7 +50,7 @@ _HOMES = {
                           "Table", "TableError", "extend_meld"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
-    "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn"),
+    "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
     "analyzer.validate": ("validate_lay_down",),
 }
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
@@ -120,6 +120,7 @@ __all__ = [
     "validate_lay_down",
     "wild_cards",
     "wild_cards_short",
+    "witness_turn_end",
 ]
 
 if TYPE_CHECKING:
@@ -162,7 +163,7 @@ if TYPE_CHECKING:
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short
     from analyzer.solver.work import deterministic_work
-    from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn
+    from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn, witness_turn_end
     from analyzer.validate import validate_lay_down
 
 

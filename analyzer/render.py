@@ -112,7 +112,8 @@ def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
         return lines + [_left_line(let_go, sum(rules.points_of(card) for card in let_go), "You would keep",
                                    "Every card you hold would be melded.")]
     # After the draw the witness is a whole turn's play: the melds, then its discard.
-    discard, kept = witness_turn_end(result, rules)
+    melded = [card for meld in result.with_missing for card in meld.cards]
+    discard, kept = witness_turn_end(result.hand, result.missing, melded, rules)
     if discard is None:
         return lines + ["and meld every card: you would go out without a discard."]
     if not kept:

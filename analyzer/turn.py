@@ -20,7 +20,7 @@ import dataclasses
 import enum
 import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from analyzer.cards import ALL_CARD_KINDS, Card, Rank, sorted_cards
@@ -210,13 +210,14 @@ def _not_this_turn(solver: RoundSolver, cards: tuple[Card, ...], whole: LayDown)
                                proven_optimal=whole.proven_optimal and play.lay_down.proven_optimal)
 
 
-def witness_turn_end(answer: LayDown, rules: Rules) -> tuple[Card | None, tuple[Card, ...]]:
+def witness_turn_end(hand: Iterable[Card], missing: Iterable[Card], melded: Iterable[Card],
+                     rules: Rules) -> tuple[Card | None, tuple[Card, ...]]:
     """After the draw, in a round without the go-out rule, the witness is a turn's play
-    (``_not_this_turn``): its discard (None when it melds every card) and the cards kept. The
+    (``_not_this_turn``): of the ``hand`` and its ``missing`` cards, the ``melded`` ones go
+    down; this is the play's discard (None when it melds every card) and the cards kept. The
     discard is the costliest card the melds leave, a natural one before a wild one, then by card
     order: the one the best play with those melds makes (``TurnPlay.merit``)."""
-    melded = Counter(card for meld in answer.with_missing for card in meld.cards)
-    left = list((Counter(answer.hand) + Counter(answer.missing) - melded).elements())
+    left = list((Counter(hand) + Counter(missing) - Counter(melded)).elements())
     if not left:
         return None, ()
     discard = min(left, key=lambda card: (-rules.points_of(card), rules.is_wild(card), card.sort_key()))

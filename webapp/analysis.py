@@ -15,7 +15,7 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, render_template, request
 from markupsafe import Markup, escape
 
-from analyzer import PRESETS, Card, Question, QuestionError, Rank, Suit
+from analyzer import PRESETS, Card, Question, QuestionError, Rank, Suit, witness_turn_end
 from webapp.pool import answer
 from webapp.questions import RULE_SET_NAMES, read_query
 
@@ -71,7 +71,16 @@ def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
         kept[answered["discard"]] -= 1
     deck = rules.deck_for(question.players)
     discards = answered.get("discards") or []
+    witness_end = None
+    if answered["cards_away"] and answered.get("moment") == "after-draw" and not answered["go_out"]:
+        # After the draw the witness is a turn's play: its discard and what it keeps.
+        melded = [Card.parse(token) for meld in answered["with_missing"] for token in meld["cards"]]
+        discard, held = witness_turn_end(map(Card.parse, answered["hand"]), map(Card.parse, answered["missing"]),
+                                         melded, rules)
+        witness_end = {"discard": None if discard is None else discard.token, "kept": [c.token for c in held],
+                       "points": sum(map(rules.points_of, held))}
     return {
+        "witness_end": witness_end,
         "contract": rule.describe_contract(),
         "deal": rule.deal,
         "rounds": len(rules.rounds),

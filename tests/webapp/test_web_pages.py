@@ -67,6 +67,21 @@ def test_a_hand_that_is_away_shows_the_cards_that_would_do_it_and_the_outs(clien
     assert re.search(r'<tr class="best">', html)
 
 
+def test_a_hand_with_no_legal_play_this_turn_shows_the_witness_play_and_its_discard(client: FlaskClient) -> None:
+    # It melds every card but the K♣, and going out by discarding is forbidden: one card more
+    # is a legal play (docs/lay-down.md, "Not this turn"), shown with its discard as on the CLI.
+    answered = client.post("/api/analyze", json={"hand": "10S 10D 4H 2H 5C 3H 10H 5H KC 5D 5H",
+                                                 "rules": "shanghai-powe", "round": 5}).get_json()
+    html = page(client, hand="10S 10D 4H 2H 5C 3H 10H 5H KC 5D 5H", rules="shanghai-powe", round="5").text
+    assert answered["cards_away"] == 1 and len(answered["missing"]) == 1
+    played = re.search(r'<p class="play">(.*?)</p>', html, re.S)
+    assert played and "and discard" in played.group(1)
+    shown = re.findall(r'data-card="([^"]+)"', played.group(1))
+    held = set(answered["hand"]) | set(answered["missing"])
+    assert shown and set(shown) <= held  # the discard and the cards kept, of the hand and the missing card
+    assert 'data-card="KC"' in played.group(1)  # the K♣ no meld takes is the card to let go
+
+
 def test_the_answer_carries_its_own_link_which_reproduces_it(client: FlaskClient) -> None:
     first = page(client, hand="  7c,7d 4h 5h 6h 9s 10s js kd * 2c qd ", round="6")
     link = re.search(r'class="share" href="([^"]+)"', first.text)
