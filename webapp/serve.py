@@ -3,7 +3,7 @@
     rummy-trainer                     # http://127.0.0.1:5000/, SQLite in the instance folder
     rummy-trainer --port 8000 --threads 8
 
-For serving for real (gunicorn, PostgreSQL, Redis for the rate limits) see the README.
+For serving for real (gunicorn, PostgreSQL, Redis for the rate limits) see docs/serving.md.
 """
 
 from __future__ import annotations
