@@ -1,5 +1,7 @@
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile("dev", max_examples=60, deadline=None,
@@ -7,3 +9,13 @@ settings.register_profile("dev", max_examples=60, deadline=None,
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(scope="session")
+def local_ray() -> Iterator[None]:
+    """A local Ray for the ``--engine ray`` tests (one CPU, started once a run); the test is
+    skipped, saying why, where Ray is not installed (``pip install '.[cluster]'``; CI installs it)."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed: pip install '.[cluster]' (the optional cluster extra)")
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

@@ -3,20 +3,9 @@ JSON byte for byte that of one process. Skipped, saying why, where Ray is not in
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from arena.cli import run
-
-ray = pytest.importorskip("ray", reason="Ray is not installed: pip install '.[cluster]' (the optional cluster extra)")
-
-
-@pytest.fixture(scope="module")
-def local_ray() -> Iterator[None]:
-    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.mark.usefixtures("local_ray")
