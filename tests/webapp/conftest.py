@@ -4,6 +4,7 @@ live server on loopback for the browser tests (Playwright driving Debian's chrom
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import threading
@@ -109,21 +110,28 @@ def _free_port() -> int:
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app served by waitress on a loopback port, as rummy-trainer serves it."""
+    with served(make_app(tmp_path_factory.mktemp("live"))) as base:
+        yield base
+
+
+@contextlib.contextmanager
+def served(app: Flask) -> Iterator[str]:
+    """``app`` served by waitress on a free loopback port, once it accepts connections: its address."""
     import waitress.server
 
-    app = make_app(tmp_path_factory.mktemp("live"))
     server = waitress.server.create_server(app, host="127.0.0.1", port=_free_port(), threads=4)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    base = f"http://127.0.0.1:{server.effective_port}"
     for _ in range(100):
         try:
             socket.create_connection(("127.0.0.1", server.effective_port), timeout=0.1).close()
             break
         except OSError:
             time.sleep(0.05)
-    yield base
-    server.close()
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
 
 
 SCREENSHOTS = Path(os.environ["WEB_SCREENSHOTS"]) if os.environ.get("WEB_SCREENSHOTS") else None

@@ -5,14 +5,12 @@ as its reporter then sees the day's page, with and without JavaScript."""
 
 from __future__ import annotations
 
-import socket
-import threading
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from tests.webapp.conftest import make_app, shot
+from tests.webapp.conftest import make_app, served, shot
 
 LAYS_DOWN = "7C 7D 7S 4H 5H 6H joker 9S 10S JS QS KD 2C 3D"  # round 6: you can lay down
 
@@ -20,16 +18,9 @@ LAYS_DOWN = "7C 7D 7S 4H 5H 6H joker 9S 10S JS QS KD 2C 3D"  # round 6: you can 
 @pytest.fixture(scope="module")
 def limited_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The app with its rate limits on and a budget of one analysis, served by waitress."""
-    import waitress.server
-
     app = make_app(tmp_path_factory.mktemp("limited"), RATELIMIT_ENABLED=True, ANALYSIS_PER_MINUTE=1)
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = waitress.server.create_server(app, host="127.0.0.1", port=port, threads=4)
-    threading.Thread(target=server.run, daemon=True).start()
-    yield f"http://127.0.0.1:{port}"
-    server.close()
+    with served(app) as base:
+        yield base
 
 
 def test_a_429_shows_in_the_answer_area_and_the_form_keeps_working(page: Page, limited_server: str) -> None:
