@@ -43,8 +43,8 @@ class Mutant:
     why: str
 
 
-GOLDEN = ("tests/test_presets_golden.py",)
-HOUSE = "tests/test_house_rule_properties.py"
+GOLDEN = ("tests/analyzer/test_presets_golden.py",)
+HOUSE = "tests/analyzer/test_house_rule_properties.py"
 
 MUTANTS = [
     # ---- rules: preset data (the five of issue 12 first) ----
@@ -78,16 +78,16 @@ MUTANTS = [
     Mutant("model: ace always low", "analyzer/solver/model.py",
            (("((LOW_ACE, rules.ace_low), (HIGH_ACE", "((LOW_ACE, True), (HIGH_ACE"),
             ("if (p != LOW_ACE or rules.ace_low)", "if (p != LOW_ACE or True)")),
-           ("tests/test_solver.py", "-k", "shanghai"), "Shanghai's ace high only ignored"),
+           ("tests/analyzer/test_solver.py", "-k", "shanghai"), "Shanghai's ace high only ignored"),
     Mutant("model: objective counts cards, not points", "analyzer/solver/model.py",
            (("points_melded = (sum(problem.points(card) * sum(uses)", "points_melded = (sum(1 * sum(uses)"),
             ("+ sum(problem.points(card) * u for card, u in wild_used.items()))",
              "+ sum(1 * u for card, u in wild_used.items()))")),
-           ("tests/test_solver.py", "-k", "cheapest"), "the best lay-down leaves the fewest points"),
+           ("tests/analyzer/test_solver.py", "-k", "cheapest"), "the best lay-down leaves the fewest points"),
     Mutant("model: missing cards ignore the copies in hand", "analyzer/solver/model.py",
            (("return max(0, deck_copies(card, self.deck) - self.counts.get(card, 0))",
              "return deck_copies(card, self.deck)"),),
-           ("tests/test_solver.py", "-k", "respects_the_deck or strict_deck"), "the deck limit on missing cards"),
+           ("tests/analyzer/test_solver.py", "-k", "respects_the_deck or strict_deck"), "the deck limit on missing cards"),
     Mutant("model: windows touching off by one", "analyzer/solver/model.py",
            (("touching = last_a + 1 == first_b or last_b + 1 == first_a",
              "touching = last_a + 2 == first_b or last_b + 2 == first_a"),),
@@ -110,36 +110,36 @@ MUTANTS = [
     # ---- the validator ----
     Mutant("validate: touching one way only", "analyzer/validate.py",
            (("touching = a.high + 1 == b.low or b.high + 1 == a.low", "touching = a.high + 1 == b.low"),),
-           ("tests/test_validate.py",), "no-touch in the validator"),
+           ("tests/analyzer/test_validate.py",), "no-touch in the validator"),
     Mutant("validate: one wild too many allowed", "analyzer/melds.py",
            (("if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld:",
              "if rules.max_wilds_per_meld is not None and wilds > rules.max_wilds_per_meld + 1:"),),
-           ("tests/test_validate.py",), "the wild limit in the validator"),
+           ("tests/analyzer/test_validate.py",), "the wild limit in the validator"),
     Mutant("validate: deck limit one copy loose", "analyzer/validate.py",
            (("if count > deck_copies(card, deck):", "if count > deck_copies(card, deck) + 1:"),),
-           ("tests/test_validate.py",), "hand plus extras within the deck"),
+           ("tests/analyzer/test_validate.py",), "hand plus extras within the deck"),
     # ---- advice, turn, buy, simulate ----
     Mutant("advice: fewest unseen outs first", "analyzer/advice.py",
            (("math.inf if row[1] is None else row[1], -row[2], row[4]", "math.inf if row[1] is None else row[1], row[2], row[4]"),),
-           ("tests/test_advice.py", "-k", "discard"), "the discard table prefers more unseen outs"),
+           ("tests/analyzer/test_advice.py", "-k", "discard"), "the discard table prefers more unseen outs"),
     Mutant("turn: a wild discard before a natural", "analyzer/turn.py",
            (("discard is not None and rules.is_wild(discard), discard.sort_key()",
              "discard is not None and not rules.is_wild(discard), discard.sort_key()"),),
-           (f"{HOUSE}::test_a_natural_is_discarded_before_a_wild_card_worth_as_much", "tests/test_turn.py"),
+           (f"{HOUSE}::test_a_natural_is_discarded_before_a_wild_card_worth_as_much", "tests/analyzer/test_turn.py"),
            "never throw a joker when a natural does as well"),
     Mutant("buy: margin test < margin", "analyzer/buy.py",
            (("Verdict.BUY if difference < -margin else", "Verdict.BUY if difference < margin else"),),
-           ("tests/test_buy.py", "-k", "thresholds or settled"), "passing's close-call band turns into BUY"),
+           ("tests/analyzer/test_buy.py", "-k", "thresholds or settled"), "passing's close-call band turns into BUY"),
     Mutant("buy: margin share 1%", "analyzer/buy.py",
            (("MARGIN_SHARE = 0.10", "MARGIN_SHARE = 0.01"),),
-           ("tests/test_buy.py", "-k", "thresholds"), "the margin is 10% of passing's points"),
+           ("tests/analyzer/test_buy.py", "-k", "thresholds"), "the margin is 10% of passing's points"),
     Mutant("buy: settled at one standard error", "analyzer/buy.py",
            (("SETTLED = 3.0", "SETTLED = 1.0"),),
-           ("tests/test_buy.py", "-k", "settled"), "the simulation stops early only when settled"),
+           ("tests/analyzer/test_buy.py", "-k", "settled"), "the simulation stops early only when settled"),
     Mutant("simulate: one penalty card always", "analyzer/simulate.py",
            (("penalty = [self.stock.pop() for _ in range(self.rules.buy_penalty_in(self.round_number))]",
              "penalty = [self.stock.pop() for _ in range(1)]"),),
-           ("tests/test_simulate.py", "-k", "buy"), "Shanghai's two penalty cards"),
+           ("tests/analyzer/test_simulate.py", "-k", "buy"), "Shanghai's two penalty cards"),
 ]
 
 

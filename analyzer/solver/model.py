@@ -49,11 +49,11 @@ class SolverOptions:
 
     ``tight_go_out``: go-out rounds get a tighter LP relaxation, rows and limits every lay-down
     already meets (``sets_hold_naturals_only_when_laid``, the run windows of ``_run_windows``),
-    so the optimum is the same, found with far less branching (tests/test_tightened_relaxation.py).
+    so the optimum is the same, found with far less branching (tests/analyzer/test_go_out_rows_keep_the_optimum.py).
 
     ``same_suit_rule_lazily``: the rule between runs of one suit is left out of the first model
     and taken up only when its answer breaks it (``translate.solve``;
-    tests/test_same_suit_rule_lazily.py). docs/benchmarks.md has the figures of both."""
+    tests/analyzer/test_same_suit_rule_between_runs.py). docs/benchmarks.md has the figures of both."""
 
     tight_go_out: bool = True
     same_suit_rule_lazily: bool = True

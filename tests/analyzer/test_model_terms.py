@@ -21,7 +21,7 @@ from analyzer.solver.model import (
     build_model,
     make_problem,
 )
-from tests.test_model_identity import VARIANTS, seeded_cases
+from tests.analyzer.test_model_identity import VARIANTS, seeded_cases
 
 
 def _nonzero(terms: dict[int, int]) -> dict[int, int]:

@@ -24,9 +24,9 @@ from analyzer.render import render
 from analyzer.result import PlacedMeld
 from analyzer.rules import ALIASES, MeldKind
 from analyzer.validate import validate_lay_down
-from tests.test_presets_golden import GOLDEN
+from tests.analyzer.test_presets_golden import GOLDEN
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "analyzer" / "examples"
 EXAMPLE_HAND = (EXAMPLES / "round3.txt").read_text(encoding="utf-8")  # progressive round 3, after the draw
 GOES_OUT = (EXAMPLES / "round6.txt").read_text(encoding="utf-8")  # progressive round 6, after the draw

@@ -23,7 +23,7 @@ from analyzer.rules import Rules, SameSuitRuns, preset
 from analyzer.solver import model, solve_lay_down, translate
 from analyzer.solver.model import SolverOptions, make_problem
 from analyzer.validate import validate_lay_down
-from tests.test_advice import reference_outs
+from tests.analyzer.test_advice import reference_outs
 
 
 def _house(base: str, policy: SameSuitRuns) -> Rules:

@@ -42,7 +42,7 @@ from analyzer import (
 from analyzer.cards import ALL_CARD_KINDS, cards_from, faces, tokens
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, Points, RoundRule, parse_contract, rules_from_mapping
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LAY_DOWN = "7H 8H 9H 10H 5C 5D 5S"  # progressive round 2, before the draw: lays down
 SECONDS = 20  # no case may take longer (most take one)
 FIVE_THOUSAND_DIGITS = "9" * 5000

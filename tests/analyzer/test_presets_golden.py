@@ -4,7 +4,7 @@ Nothing here is read from ``analyzer.rules``: the expectations below are RULES.m
 (the "players, decks", "rounds: cards dealt", "contracts in order", "lay-down", "same-suit
 runs", "ace", "wilds" and "final round" columns of §7, the points of §6 and the buying
 paragraph after §7), so a wrong number in a preset fails here even though the solver, the
-reference and the validator all read the same wrong ``Rules``. ``tests/test_cli.py`` holds
+reference and the validator all read the same wrong ``Rules``. ``tests/analyzer/test_cli.py`` holds
 ``analyze --list-rules`` to the same table (``GOLDEN`` is shared).
 
 Where RULES.md is silent the choice is the one README.md documents, and says so in a comment.

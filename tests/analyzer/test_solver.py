@@ -99,7 +99,7 @@ def test_cards_away_matches_brute_force(rules_name: str, round_number: int, data
         assert result.cards_away is None or result.cards_away > 2
 
 
-# Three runs in a two-deck game (rounds without the go-out rule; tests/test_go_out.py has the
+# Three runs in a two-deck game (rounds without the go-out rule; tests/analyzer/test_go_out.py has the
 # others): with several copies of one suit's cards some cards are used up, and a missing card
 # standing for one of them must be a joker (the strict deck model).
 THREE_RUNS = [("kolsov", 7, None), ("may-i", 7, 4), ("progressive", 7, 4)]
@@ -255,7 +255,7 @@ def test_exact_contract_keeps_the_fourth_card_for_later() -> None:
 
 def test_go_out_round_needs_every_card_melded() -> None:
     # pagat round 7: three runs, every card melded at once, runs may be longer. A go-out round
-    # counts draws (tests/test_go_out.py has more): analyze() takes the hand after the draw.
+    # counts draws (tests/analyzer/test_go_out.py has more): analyze() takes the hand after the draw.
     out = "3H 4H 5H 6H 7H 8C 9C 10C JC 2S 3S 4S 5S"
     assert lay(out, "pagat", 7).can_lay_down
     # K♣ extends 8♣-J♣ only with Q♣ between: let the K♣ go and draw a card that fits (or keep
