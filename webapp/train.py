@@ -112,13 +112,13 @@ def practice() -> Response | tuple[str, int]:
         # write transaction (on SQLite a read transaction that then writes fails outright when
         # another writer got in between: a 500 under load, found by benchmarks/trainer_load).
         with write_transaction() as db:
-            player = current_player(db, create=False, lock=True)
-            assert player is not None
-            player.rules = filters["rules"]
-            chosen = _choose(db, player, filters)
+            locked = current_player(db, create=False, lock=True)
+            assert locked is not None
+            locked.rules = filters["rules"]
+            chosen = _choose(db, locked, filters)
     if chosen is None:
         return render_template("train/none_left.html", filters=filters, **_choices()), 200
-    query = {name: value for name, value in filters.items() if value and name != "rules"}
+    query: dict[str, Any] = {name: value for name, value in filters.items() if value and name != "rules"}
     return redirect(url_for("train.puzzle", puzzle_id=chosen.id, **query), code=303)
 
 
@@ -378,8 +378,10 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
             counts = themes.setdefault(theme, [0, 0])
             counts[0] += int(attempt.right)
             counts[1] += 1
-    rows = sorted(({"theme": theme, "right": right, "tried": tried, "share": right / tried}
-                   for theme, (right, tried) in themes.items()), key=lambda row: (row["share"], -row["tried"], row["theme"]))
+    rows: list[dict[str, Any]] = sorted(
+        ({"theme": theme, "right": right, "tried": tried, "share": right / tried}
+         for theme, (right, tried) in themes.items()),
+        key=lambda row: (row["share"], -row["tried"], row["theme"]))
     ranked = [row for row in rows if row["tried"] >= 2] or rows
     solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
     failed = []
