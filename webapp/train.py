@@ -28,7 +28,7 @@ from sqlalchemy import ColumnElement, Exists, exists, func, select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
-from analyzer import PRESETS, Card
+from analyzer import PRESETS
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
@@ -53,10 +53,6 @@ blueprint = Blueprint("train", __name__)
 
 DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
 MAX_REASON = 500  # characters in a report's reason
-
-
-class BadSubmission(ValueError):
-    """A submission answered 400 with its message; nothing is recorded."""
 
 
 @contextmanager
@@ -400,7 +396,3 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
         "daily_streak": daily_streak(player, day),
         "recent": [(attempt, served.known(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
     }
-
-
-def card_tokens(cards: tuple[Card, ...]) -> list[str]:
-    return [card.token for card in cards]
