@@ -24,7 +24,7 @@ unrated attempt).
 
 - **players**: 50 closed-loop players, each thinking before every answer and every next puzzle
   (exponential, mean ``--think``, 1 s by default: about ten times faster than people solve
-  puzzles, so the offered load is well above a real crowd of 50). The issue's goal, p99 <= 50 ms
+  puzzles, so the offered load is well above a real crowd of 50). The goal, p99 <= 50 ms
   for the puzzle page and the answer, is judged here.
 - **flat out**: the same 50 clients with no think time at all: each sends its next request the
   moment the last one is answered. This measures the server's throughput; its latency is set by

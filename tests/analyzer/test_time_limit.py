@@ -25,7 +25,7 @@ from analyzer.solver import find_outs, translate
 from analyzer.solver import outs as outs_search
 from analyzer.solver.work import OutsCutShort
 
-# The example: kolsov round 7, 16 cards, far from three runs; seconds of work in all.
+# The slow case reported: kolsov round 7, 16 cards, far from three runs; seconds of work in all.
 KOLSOV_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"
 GENEROUS = 120.0
 

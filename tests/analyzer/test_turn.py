@@ -1,4 +1,4 @@
-"""The moment of a turn and the turn's best play, against a brute force and the issue's examples.
+"""The moment of a turn and the turn's best play, against a brute force and worked examples.
 
 The best-play property enumerates every legal lay-down of the hand with the brute-force
 reference and every legal discard after it, so a turn finder that returned nothing, the first
@@ -201,7 +201,7 @@ def test_the_turn_check_catches_wrong_players() -> None:
             check_turn(example, rules, 3, wrong)
 
 
-# ---- the issue's examples ---------------------------------------------------------------------
+# ---- worked examples --------------------------------------------------------------------------
 
 
 def test_the_old_example_goes_out_by_discarding_a_natural_card() -> None:
