@@ -135,6 +135,7 @@ if TYPE_CHECKING:
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
+    from analyzer.round_solver import RoundSolver
     from analyzer.rules import (
         PRESETS,
         ContractMode,
@@ -147,7 +148,6 @@ if TYPE_CHECKING:
         load_rules,
         preset,
     )
-    from analyzer.round_solver import RoundSolver
     from analyzer.simulate import (
         Event,
         EventKind,

@@ -11,7 +11,7 @@ import math
 import random
 import statistics
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -381,7 +381,7 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
                      finished=not stopped, stopped=stopped)
 
 
-def _side_by_side(play: Callable[[T], R], items: Iterable[T], stop: Callable[[], bool]) -> Iterator[R]:
+def _side_by_side(play: Callable[[T], R], items: Iterable[T], stop: Callable[[], bool]) -> Generator[R, None, None]:
     """``play`` of each item, in the items' order, ``ROLLOUT_THREADS`` at a time: CP-SAT lets go
     of the interpreter while it solves, so two simulated rounds run side by side (the machines
     here have two cores). Only a few items are started ahead of the one awaited, so that a

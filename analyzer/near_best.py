@@ -152,21 +152,7 @@ def _near_best(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: D
     model.add(built.missing_total == 0)
     melded = _melded_copies(built)
     held = Counter(cards)
-    size = len(cards)
-    melded_count = sum(melded.values())
-    # The discard: one card kind the melds leave over (none in a go-out round).
-    thrown = {card: model.new_bool_var(f"discard[{card}]") for card in held} if not go_out else {}
-    for card, var in thrown.items():
-        model.add(melded.get(card, 0) + var <= held[card])
-    discards = sum(thrown.values())
-    if not go_out:
-        if rules.discard_to_go_out == "required":
-            model.add(discards == 1)
-        else:
-            model.add(discards <= 1)
-            model.add(melded_count + size * discards >= size)  # no discard: every card melded
-        if rules.discard_to_go_out == "never":
-            model.add(melded_count + size * discards <= 2 * size - 2)  # a discard: a card kept
+    thrown = _discard_rows(model, rules, held, melded) if not go_out else {}
     total = sum(rules.points_of(card) for card in cards)
     kept_points = total - sum(rules.points_of(card) * copies for card, copies in melded.items()) \
         - sum(rules.points_of(card) * var for card, var in thrown.items())
@@ -199,24 +185,52 @@ def _near_best(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: D
             break
         solution = translate_solution(problem, built, solver, True, False)
         discard = next((card for card, var in thrown.items() if solver.value(var)), None)
-        for melds in _arrangements(solution.melds, rules):
-            key = _play_key(melds, discard, rules)
-            if key in found:
-                continue
-            laid = Counter(card for meld in melds for card in meld.cards)
-            leftover = sorted_cards((held - laid).elements())
-            if validate_lay_down(cards, rules, round_number, melds, leftover):
-                continue
-            kept = list(leftover)
-            if discard is not None:
-                kept.remove(discard)
-            points = sum(rules.points_of(card) for card in kept)
-            found[key] = NearPlay(melds, discard, sorted_cards(kept), points)
+        _add_plays(found, solution.melds, discard, cards, rules, round_number)
         # Cut off this model solution: some variable deciding the melds or the discard differs.
         model.add_bool_or([_differs(model, var, bounds, solver.value(var)) for var, bounds in deciding])
     plays = sorted(found.items(), key=lambda item: (item[1].points, item[0]))[:cap]
     complete = complete and len(found) < cap
     return NearBest(best, margin, cap, tuple(play for _, play in plays), complete)
+
+
+def _discard_rows(model: cp_model.CpModel, rules: Rules, held: Counter[Card],
+                  melded: dict[Card, Any]) -> dict[Card, cp_model.IntVar]:
+    """The discard: one card kind the melds leave over, as the rule set's ``discard_to_go_out``
+    asks (1: this card is thrown)."""
+    size = held.total()
+    melded_count = sum(melded.values())
+    thrown = {card: model.new_bool_var(f"discard[{card}]") for card in held}
+    for card, var in thrown.items():
+        model.add(melded.get(card, 0) + var <= held[card])
+    discards = sum(thrown.values())
+    if rules.discard_to_go_out == "required":
+        model.add(discards == 1)
+    else:
+        model.add(discards <= 1)
+        model.add(melded_count + size * discards >= size)  # no discard: every card melded
+    if rules.discard_to_go_out == "never":
+        model.add(melded_count + size * discards <= 2 * size - 2)  # a discard: a card kept
+    return thrown
+
+
+def _add_plays(found: dict[PlayKey, NearPlay], melds_found: tuple[PlacedMeld, ...], discard: Card | None,
+               cards: tuple[Card, ...], rules: Rules, round_number: int) -> None:
+    """Each legal arrangement of one model solution's melds (``_arrangements``) not found yet,
+    with its discard, into ``found``."""
+    held = Counter(cards)
+    for melds in _arrangements(melds_found, rules):
+        key = _play_key(melds, discard, rules)
+        if key in found:
+            continue
+        laid = Counter(card for meld in melds for card in meld.cards)
+        leftover = sorted_cards((held - laid).elements())
+        if validate_lay_down(cards, rules, round_number, melds, leftover):
+            continue
+        kept = list(leftover)
+        if discard is not None:
+            kept.remove(discard)
+        points = sum(rules.points_of(card) for card in kept)
+        found[key] = NearPlay(melds, discard, sorted_cards(kept), points)
 
 
 def _enumerating_solver(deadline: Deadline) -> cp_model.CpSolver:
@@ -378,8 +392,9 @@ def _sets(kind: MeldKind, rank: Rank, size: int, pool: Counter[Card], rules: Rul
 def _meld_key(meld: PlacedMeld, rules: Rules) -> MeldKey:
     cards = tuple(sorted(card.sort_key() for card in meld.cards))
     if meld.kind == MeldKind.RUN:
-        places = meld.run_places()
-        return (meld.kind.value, meld.stands_for[0].suit.value, places[0], places[-1], cards)
+        places, suit = meld.run_places(), meld.stands_for[0].suit
+        assert suit is not None, "a run's cards stand for cards of its suit"
+        return (meld.kind.value, suit.value, places[0], places[-1], cards)
     if all(rules.is_wild(card) for card in meld.cards):
         # Wild cards only (three jokers; three 2s where 2s are wild): the table shows the same
         # cards whatever rank they are called, so the rank does not tell two plays apart.

@@ -156,39 +156,15 @@ class _Reading:
 
     def question(self) -> Question:
         values = {name: self.typed(name, kind) for name, kind in FIELDS.items()}
-        for name, what in (("hand", 'the cards as text, e.g. "7H 8H 9H JK"'), ("round", "the round the hand is for")):
-            if values[name] is None and name not in self.errors:
-                self.errors[name] = f'missing "{name}": {what}'
-        if values["buy"] is None:
-            for name in BUY_ONLY:
-                if values[name] not in (None, False) and name not in self.errors:
-                    self.errors[name] = f'"{name}" goes with "buy" (the offered card, e.g. "buy": "9H")'
-        rules = self.check("rules", lambda: self.rule_set(values["rules"] or DEFAULT_RULES))
+        self.required_and_paired(values)
+        rules = self.rules_checked(values)
         number, players = values["round"], values["players"]
-        if rules is not None and number is not None:
-            self.check("round", lambda: rules.round(number))
-        if rules is not None and players is not None:
-            self.check("players", lambda: rules.deck_for(players))
         moment = self.moment(values["moment"])
         time_limit = self.time_limit(values["time_limit"])
         seen = self.check("seen", lambda: sorted_cards(cards_argument(values["seen"] or "", "the seen cards")))
         offered = self.check("buy", lambda: self.offered(values["buy"])) if values["buy"] is not None else None
         self.buy_options(values, rules, number)
-        hand = None
-        if rules is None and values["hand"] is not None:  # its cards at least: the deck is not known
-            self.check("hand", lambda: cards_argument(values["hand"], "the hand"))
-        if rules is not None and values["hand"] is not None:
-            players = None if "players" in self.errors else players  # counted in the largest deck
-            deck = rules.deck_for(players)
-            hand = self.check("hand", lambda: read_hand(values["hand"], rules, players))
-            if hand is not None and number is not None and "round" not in self.errors:
-                place = self.check("hand", lambda: place_in_turn(rules, number, len(hand), moment))
-                if seen:
-                    self.check("seen", lambda: check_deck(hand + seen, rules, deck, "the hand and the seen cards"))
-                if offered is not None and place is not None and "seen" not in self.errors:
-                    self.check("buy", lambda: self.buy_before_draw(place.moment, len(hand), number))
-                    self.check("buy", lambda: check_deck(hand + seen + (offered,), rules, deck,
-                                                         f"the hand, the seen cards and the offered {offered.token}"))
+        hand = self.hand_checked(values, rules, moment, seen, offered)
         if self.errors:
             raise QuestionError(dict(sorted(self.errors.items(), key=lambda item: list(FIELDS).index(item[0]))))
         assert hand is not None and rules is not None and number is not None and time_limit is not None
@@ -196,6 +172,52 @@ class _Reading:
                         seen=seen or (), outs=bool(values["outs"]), discards=bool(values["discards"]), buy=offered,
                         turn=values["turn"], horizon=values["horizon"], rollouts=values["rollouts"],
                         seed=values["seed"], buys_used=values["buys_used"], bought_last=bool(values["bought_last"]))
+
+    def required_and_paired(self, values: dict[str, Any]) -> None:
+        """The hand and the round are required; the buy verdict's options go with ``buy``."""
+        for name, what in (("hand", 'the cards as text, e.g. "7H 8H 9H JK"'), ("round", "the round the hand is for")):
+            if values[name] is None and name not in self.errors:
+                self.errors[name] = f'missing "{name}": {what}'
+        if values["buy"] is None:
+            for name in BUY_ONLY:
+                if values[name] not in (None, False) and name not in self.errors:
+                    self.errors[name] = f'"{name}" goes with "buy" (the offered card, e.g. "buy": "9H")'
+
+    def rules_checked(self, values: dict[str, Any]) -> Rules | None:
+        """The rule set, with the round and the number of players checked against it."""
+        rules: Rules | None = self.check("rules", lambda: self.rule_set(values["rules"] or DEFAULT_RULES))
+        number, players = values["round"], values["players"]
+        if rules is not None and number is not None:
+            self.check("round", lambda: rules.round(number))
+        if rules is not None and players is not None:
+            self.check("players", lambda: rules.deck_for(players))
+        return rules
+
+    def hand_checked(self, values: dict[str, Any], rules: Rules | None, moment: Moment | None,
+                     seen: tuple[Card, ...] | None, offered: Card | None) -> tuple[Card, ...] | None:
+        """The hand read against the rule set and its deck, where it stands in the turn, and the
+        seen and offered cards checked with it. Without a rule set, its cards at least (the deck
+        is not known)."""
+        text, number = values["hand"], values["round"]
+        if text is None:
+            return None
+        if rules is None:
+            self.check("hand", lambda: cards_argument(text, "the hand"))
+            return None
+        players = None if "players" in self.errors else values["players"]  # counted in the largest deck
+        deck = rules.deck_for(players)
+        hand: tuple[Card, ...] | None = self.check("hand", lambda: read_hand(text, rules, players))
+        if hand is None or number is None or "round" in self.errors:
+            return hand
+        held = hand
+        place = self.check("hand", lambda: place_in_turn(rules, number, len(held), moment))
+        if seen:
+            self.check("seen", lambda: check_deck(held + seen, rules, deck, "the hand and the seen cards"))
+        if offered is not None and place is not None and "seen" not in self.errors:
+            self.check("buy", lambda: self.buy_before_draw(place.moment, len(held), number))
+            self.check("buy", lambda: check_deck(held + (seen or ()) + (offered,), rules, deck,
+                                                 f"the hand, the seen cards and the offered {offered.token}"))
+        return hand
 
     def typed(self, name: str, kind: Kind) -> Any:
         """The field's value if it is of its kind (None when absent); else None and an error."""

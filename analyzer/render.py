@@ -118,8 +118,8 @@ def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
         return lines + ["and meld every card: you would go out without a discard."]
     if not kept:
         return lines + [f"and discard {discard.face}: you would go out."]
-    return lines + [f"and discard {discard.face}: you would keep {faces(kept)} "
-                    f"({_plural(sum(map(rules.points_of, kept)), 'point')})."]
+    return lines + [(f"and discard {discard.face}: you would keep {faces(kept)} "
+                     f"({_plural(sum(map(rules.points_of, kept)), 'point')}).")]
 
 
 def render_advice(advice: Advice, rules: Rules, players: int | None = None, asked_rules: str | None = None) -> str:
@@ -160,14 +160,7 @@ def _discard_lines(rows: Sequence[DiscardRow]) -> str:
     tied = {row.rank for row in rows if row.equal_to_previous}
     best = [row for row in rows if row.rank == 1]
     grouped = [best[0], *[row for row in rows if row.rank != 1]]
-    cells = [
-        ("1" if row.rank == 1 else f"{row.rank}{'=' if row.rank in tied else ''}",
-         row.card.face if row.rank != 1 or len(best) == 1 else "any of " + " ".join(r.card.face for r in best),
-         "never" if row.cards_away is None else str(row.cards_away), str(row.unseen_outs), str(row.points_kept),
-         str(row.card_points) if row.rank != 1 or len(best) == 1 else
-         "")
-        for row in grouped
-    ]
+    cells = [_discard_cells(row, best, tied) for row in grouped]
     widths = [max(len(text) for text in column) for column in zip(header, *cells)]
     lines = ["Which card to discard, best first:",
              "  " + "  ".join(f"{text:<{w}}" if i < 2 else f"{text:>{w}}" for i, (text, w) in
@@ -183,6 +176,17 @@ def _discard_lines(rows: Sequence[DiscardRow]) -> str:
                  "best lay-down leaves when 0 away, or all the cards you keep; unseen outs: unseen copies of "
                  "the cards that would then help)")
     return "\n".join(lines)
+
+
+def _discard_cells(row: DiscardRow, best: list[DiscardRow], tied: set[int]) -> tuple[str, ...]:
+    """One line of the discard table: the equal best rows as one, "any of" their cards."""
+    if row.rank == 1:
+        rank, card = "1", (row.card.face if len(best) == 1 else "any of " + " ".join(r.card.face for r in best))
+        card_points = str(row.card_points) if len(best) == 1 else ""
+    else:
+        rank, card, card_points = f"{row.rank}{'=' if row.rank in tied else ''}", row.card.face, str(row.card_points)
+    away = "never" if row.cards_away is None else str(row.cards_away)
+    return rank, card, away, str(row.unseen_outs), str(row.points_kept), card_points
 
 
 def _buy_lines(buy: BuyAdvice) -> str:

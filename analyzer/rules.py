@@ -158,11 +158,11 @@ class Rules:
         # frozen, so it cannot change. Going over every field took 3.2 us, paid on every look-up
         # keyed on a rule set (``place_in_turn``'s memo, once an analysis).
         try:
-            return self.__dict__["_hash"]
+            value: int = self.__dict__["_hash"]
         except KeyError:
             value = hash(tuple(getattr(self, f.name) for f in dataclasses.fields(self)))
             object.__setattr__(self, "_hash", value)
-            return value
+        return value
 
     def __getstate__(self) -> dict[str, Any]:
         # Pickled without the kept hash: a string's hash, so the rule set's, differs between

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from analyzer.cards import ALL_CARD_KINDS, Card, Rank, sorted_cards
 from analyzer.hand import HandError, deck_copies
+from analyzer.melds import run_places, run_span, wild_cards, wild_limit_problems
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
@@ -349,36 +350,38 @@ def lay_off_targets(card: Card, melds: Sequence[PlacedMeld], rules: Rules) -> li
     """The player's own melds ``card`` could be added to on a later turn: a set of its rank, a
     run of its suit it extends at either end, or for a wild card any meld with room for one."""
     found = []
-    always_wild = rules.deuces_always_wild  # a 2 is wild even standing for itself
     for meld in melds:
-        wilds = sum(1 for c, meaning in zip(meld.cards, meld.stands_for)
-                    if c != meaning or (always_wild and rules.is_wild(c)))
-        if rules.is_wild(card) and not (card.rank == Rank.TWO and not always_wild and _extends(card, meld, rules)):
-            naturals = len(meld.cards) - wilds
-            room = rules.max_wilds_per_meld is None or wilds < rules.max_wilds_per_meld
-            balanced = rules.wilds_may_outnumber_naturals or wilds + 1 <= naturals
-            if meld.kind == MeldKind.RUN:  # a place at either end that runs may use
-                positions, allowed = meld.run_places(), rules.run_positions()
-                room &= len(meld.cards) < rules.max_run_length and (
-                    positions[0] - 1 in allowed or positions[-1] + 1 in allowed)
-            if room and balanced:
+        if rules.is_wild(card) and not (card.rank == Rank.TWO and not rules.deuces_always_wild
+                                        and _extends(card, meld, rules)):
+            if _room_for_a_wild(meld, rules):
                 found.append(meld)
         elif _extends(card, meld, rules):
             found.append(meld)
     return found
 
 
+def _room_for_a_wild(meld: PlacedMeld, rules: Rules) -> bool:
+    """Whether one more wild card keeps the meld within the wild limits and, for a run, has a
+    place at either end that runs may use."""
+    wilds = len(wild_cards(meld, rules))
+    if wild_limit_problems(wilds + 1, len(meld.cards) - wilds, rules):
+        return False
+    if meld.kind != MeldKind.RUN:
+        return True
+    first, last = run_span(meld)
+    allowed = rules.run_positions()
+    return len(meld.cards) < rules.max_run_length and (first - 1 in allowed or last + 1 in allowed)
+
+
 def _extends(card: Card, meld: PlacedMeld, rules: Rules) -> bool:
+    """Whether the natural ``card`` belongs in the meld: a set of its rank, or a run of its suit
+    it lengthens at either end."""
     if meld.kind != MeldKind.RUN:
         return card.rank == meld.stands_for[0].rank
     if card.suit != meld.stands_for[0].suit or len(meld.cards) >= rules.max_run_length:
         return False
-    positions = meld.run_places()
-    below, above = positions[0] - 1, positions[-1] + 1
-    allowed = set(rules.run_positions())
-    assert card.rank is not None
-    places = {14, 1} if card.rank == Rank.ACE else {int(card.rank)}
-    return bool(places & ({below, above} & allowed))
+    first, last = run_span(meld)
+    return bool({first - 1, last + 1} & set(run_places(card, rules)))
 
 
 def cards_off(kept: Sequence[Card], melds: Sequence[PlacedMeld], rules: Rules) -> list[tuple[Card, PlacedMeld]]:

@@ -131,7 +131,7 @@ def _ray_jobs(jobs: Sequence[Job]) -> Iterator[SeedResult]:
     if not ray.is_initialized():
         ray.init(log_to_driver=False)
     task = ray.remote(num_cpus=1)(_play)
-    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))  # type: ignore[no-untyped-call]
+    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))
     pending: deque[Any] = deque()
     try:
         for job in jobs:

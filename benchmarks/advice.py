@@ -19,7 +19,7 @@ Measured in the same run:
   the fast ones, and the ratio of the fast path's time to it on those hands;
 - ``advise(..., buy=...)`` with default settings (the rest of the round, turn 2).
 
-Goals (issue 7), per preset: outs plus the table median at most 150 ms, p95 at most 400 ms, max
+Goals, per preset: outs plus the table median at most 150 ms, p95 at most 400 ms, max
 at most 1 s; a buy verdict with default settings, median at most 1 s and p95 at most 3 s.
 """
 

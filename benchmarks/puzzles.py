@@ -11,7 +11,7 @@ through the preset's rounds (as the bank's plan does), one process, CPU time mea
 ``time.process_time`` (the machine's other load does not count). "from play" and "planted"
 (lay-down only) are reported apart.
 
-Goals (issue 9) for ``progressive`` on one core: lay-down >= 300, discard >= 30, buy >= 6
+Goals for ``progressive`` on one core: lay-down >= 300, discard >= 30, buy >= 6
 accepted puzzles per CPU-minute.
 """
 

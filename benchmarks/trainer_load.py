@@ -1,5 +1,5 @@
 """Trainer load benchmark: 50 players practising at once on the served trainer, then the database
-counted: every answer recorded exactly once, no rating update lost (issue 11, sections 5 and 6).
+counted: every answer recorded exactly once, no rating update lost.
 
     .venv/bin/python -m benchmarks.trainer_load                   # two phases of 20 s, SQLite
     .venv/bin/python -m benchmarks.trainer_load --quick           # a smoke test
@@ -24,7 +24,7 @@ unrated attempt).
 
 - **players**: 50 closed-loop players, each thinking before every answer and every next puzzle
   (exponential, mean ``--think``, 1 s by default: about ten times faster than people solve
-  puzzles, so the offered load is well above a real crowd of 50). The issue's goal, p99 <= 50 ms
+  puzzles, so the offered load is well above a real crowd of 50). The goal, p99 <= 50 ms
   for the puzzle page and the answer, is judged here.
 - **flat out**: the same 50 clients with no think time at all: each sends its next request the
   moment the last one is answered. This measures the server's throughput; its latency is set by
@@ -350,7 +350,7 @@ class Client:
                 await self.answer_puzzle(puzzle_path, deadline)
                 if self.rng.random() < REPLAY_SHARE and time.perf_counter() < deadline:
                     await self.answer_puzzle(puzzle_path, deadline)
-        except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError, ValueError) as error:
+        except (TimeoutError, OSError, asyncio.IncompleteReadError, ValueError) as error:
             self.phase.failures.append(f"a client stopped: {error!r}")
         finally:
             for tab in self.tabs:
@@ -412,7 +412,7 @@ class Client:
         record.posts += 1
         try:
             reply = await self.tabs[tab].request("POST", target, self.cookies, form)
-        except (OSError, asyncio.IncompleteReadError, asyncio.TimeoutError) as error:
+        except (TimeoutError, OSError, asyncio.IncompleteReadError) as error:
             self.phase.failures.append(f"POST {target} got no answer: {error!r}")
             return
         self.keep_cookies(reply)

@@ -15,7 +15,7 @@ import multiprocessing
 import sys
 import time
 from collections import Counter, deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
@@ -241,7 +241,7 @@ def generate_many(
         yield from itertools.islice((puzzle for puzzle in results if puzzle is not None), count)
 
 
-def _ray_attempts(jobs: Iterator[tuple[str, str, int, int, str]]) -> Iterator[Puzzle | None]:
+def _ray_attempts(jobs: Iterator[tuple[str, str, int, int, str]]) -> Generator[Puzzle | None, None, None]:
     """``_attempt`` of each job as a Ray task, results in job order; tasks not yet taken are
     cancelled when the caller stops. Joins the Ray cluster ``RAY_ADDRESS`` names (``ray.init``'s
     own rule), else starts a local one, unless the caller has initialised Ray already."""

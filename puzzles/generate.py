@@ -401,34 +401,13 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
     hasty_plays = {
         strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
     }
-    if not rules.round(position.round).go_out:
-        # One plain solve first: most hands at the table can neither lay down nor look ready...
-        whole = known
-        if whole is None:
-            whole = analyze(
-                position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW
-            )
-        lays_down = whole is not False and whole.can_lay_down
-        if not lays_down and all(play.cannot for play in hasty_plays.values()):
-            return None
-        # ...and most that lay down hold no trap: every hasty play legal and as good as the best.
-        if whole is not False and _no_trap(position, rules, whole, hasty_plays.values()):
-            return None
+    if not rules.round(position.round).go_out and _plainly_no_puzzle(position, rules, hasty_plays, known):
+        return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
     if not best.proven_optimal:
         return None
     best_points = best.points_after_discard if best.can_lay_down else None
-    solution = LayDownAnswer(best.melds, best.discard) if best.can_lay_down else LayDownAnswer(cannot=True)
-    if best.can_lay_down:
-        problems, points = play_problems(position.hand, rules, position.round, solution)
-        if problems or points != best_points:
-            raise GenerationError(
-                f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
-                f"{position.round} fails the validator: {problems or points}"
-            )
-        if best_play is not None and not best_play.cannot:
-            if play_problems(position.hand, rules, position.round, best_play) == ([], best_points):
-                solution = best_play  # another play of equal merit: the one the themes read
+    solution = _lay_down_solution(position, rules, best, best_play)
     hasty = [
         _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
     ]
@@ -437,13 +416,7 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
         return None
     if not best.can_lay_down and all(outcome["cannot"] for outcome in hasty):
         return None
-    if best.can_lay_down:
-        looks_ready = True
-    else:
-        loose = analyze(
-            position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
-        )
-        looks_ready = loose.can_lay_down and loose.proven_optimal
+    looks_ready = best.can_lay_down or _looks_ready(position, rules)
     if not looks_ready:
         return None
     margin = {
@@ -467,6 +440,48 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
         margin=margin,
         analysis=analysis,
     )
+
+
+def _plainly_no_puzzle(position: Puzzle, rules: Rules, hasty_plays: dict[str, LayDownAnswer],
+                       known: Known) -> bool:
+    """Whether one plain solve of the hand before the draw (``known`` when given) already rules
+    the position out: most hands at the table can neither lay down nor look ready, and most that
+    lay down hold no trap (every hasty play legal and as good as the best)."""
+    whole = known
+    if whole is None:
+        whole = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.BEFORE_DRAW)
+    lays_down = whole is not False and whole.can_lay_down
+    if not lays_down and all(play.cannot for play in hasty_plays.values()):
+        return True
+    return whole is not False and _no_trap(position, rules, whole, hasty_plays.values())
+
+
+def _lay_down_solution(position: Puzzle, rules: Rules, best: LayDown,
+                       best_play: LayDownAnswer | None) -> LayDownAnswer:
+    """The answer the puzzle shows: the analyser's best play, checked by the validator, or
+    ``best_play`` when it is another play of equal merit (the one the themes read)."""
+    if not best.can_lay_down:
+        return LayDownAnswer(cannot=True)
+    best_points = best.points_after_discard
+    solution = LayDownAnswer(best.melds, best.discard)
+    problems, points = play_problems(position.hand, rules, position.round, solution)
+    if problems or points != best_points:
+        raise GenerationError(
+            f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
+            f"{position.round} fails the validator: {problems or points}"
+        )
+    if (best_play is not None and not best_play.cannot
+            and play_problems(position.hand, rules, position.round, best_play) == ([], best_points)):
+        return best_play
+    return solution
+
+
+def _looks_ready(position: Puzzle, rules: Rules) -> bool:
+    """Whether the loose rules (``loose_rules``) let the hand lay down, proven."""
+    loose = analyze(
+        position.hand, loose_rules(rules), position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW
+    )
+    return loose.can_lay_down and loose.proven_optimal
 
 
 def _no_trap(position: Puzzle, rules: Rules, whole: LayDown, plays: Iterable[LayDownAnswer]) -> bool:

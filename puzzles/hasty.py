@@ -124,33 +124,14 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     """The hasty run: natural stretches first, else the window with the most naturals and wild
     cards in the gaps (jokers last)."""
     by_suit = _places_held(pool)
-    best: tuple[tuple[int, int], list[Card]] | None = None
-    for suit, present in by_suit.items():
-        stretch: list[int] = []
-        for position in present + [99]:
-            if (
-                stretch
-                and position == stretch[-1] + 1
-                and not (position == HIGH_ACE and stretch[0] == LOW_ACE)
-            ):
-                stretch.append(position)
-                continue
-            if len(stretch) >= spec.size:
-                cards = [_POSITION_CARDS[suit][p] for p in stretch][: rules.max_run_length]
-                if not longer:
-                    windows = [cards[i : i + spec.size] for i in range(len(cards) - spec.size + 1)]
-                    cards = max(windows, key=lambda window: _points(window, rules))
-                key = (len(cards), _points(cards, rules))
-                if best is None or key > best[0]:
-                    best = (key, cards)
-            stretch = [position]
-    if best is not None:
-        return PlacedMeld(MeldKind.RUN, tuple(best[1]), tuple(best[1]))
+    natural = _natural_run(by_suit, spec, rules, longer)
+    if natural is not None:
+        return PlacedMeld(MeldKind.RUN, tuple(natural), tuple(natural))
     wilds = _wilds(pool, rules)
     if not wilds and spec.size < HIGH_ACE:
         # Without wild cards a window below needs every place held: a natural stretch at least
-        # that long, which the loop above takes (it splits a stretch only between the two aces'
-        # places, which no window shorter than 14 holds both of).
+        # that long, which ``_natural_run`` takes (it splits a stretch only between the two
+        # aces' places, which no window shorter than 14 holds both of).
         return None
     window_best: tuple[tuple[int, int], Suit, int] | None = None
     for suit, present in by_suit.items():
@@ -175,6 +156,33 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
         meanings.append(meaning)
         cards.append(meaning if position in held_places else wilds.pop())
     return PlacedMeld(MeldKind.RUN, tuple(cards), tuple(meanings))
+
+
+def _natural_run(by_suit: dict[Suit, list[int]], spec: MeldSpec, rules: Rules, longer: bool) -> list[Card] | None:
+    """The longest, then costliest, run of natural cards the places held give (the whole stretch
+    up to the longest run allowed when ``longer``, else its costliest window of the contract's
+    size); None when no stretch is long enough."""
+    best: tuple[tuple[int, int], list[Card]] | None = None
+    for suit, present in by_suit.items():
+        stretch: list[int] = []
+        for position in present + [99]:
+            if (
+                stretch
+                and position == stretch[-1] + 1
+                and not (position == HIGH_ACE and stretch[0] == LOW_ACE)
+            ):
+                stretch.append(position)
+                continue
+            if len(stretch) >= spec.size:
+                cards = [_POSITION_CARDS[suit][p] for p in stretch][: rules.max_run_length]
+                if not longer:
+                    windows = [cards[i : i + spec.size] for i in range(len(cards) - spec.size + 1)]
+                    cards = max(windows, key=lambda window: _points(window, rules))
+                key = (len(cards), _points(cards, rules))
+                if best is None or key > best[0]:
+                    best = (key, cards)
+            stretch = [position]
+    return None if best is None else best[1]
 
 
 def _set(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:

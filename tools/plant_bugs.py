@@ -47,7 +47,7 @@ GOLDEN = ("tests/analyzer/test_presets_golden.py",)
 HOUSE = "tests/analyzer/test_house_rule_properties.py"
 
 MUTANTS = [
-    # ---- rules: preset data (the five of issue 12 first) ----
+    # ---- rules: preset data ----
     Mutant("rules: eveleigh joker 25", "analyzer/rules.py",
            (("joker=20, wild_deuce=20)", "joker=25, wild_deuce=20)"),), GOLDEN,
            "RULES.md §6: the Eveleigh joker scores 20"),

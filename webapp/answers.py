@@ -180,7 +180,7 @@ def _readings(row: list[tuple[Card, Card | None]], kind: MeldKind, rules: Rules)
         rank = naturals[0].rank
         taken = [card.suit for card in naturals]
         spare = [suit for suit in sorted(Suit, key=lambda suit: suit.index) if suit not in taken]
-        spare = spare or [naturals[0].suit]
+        spare = spare or [naturals[0].suit]  # type: ignore[list-item]  # a natural has a suit
         meanings, index = [], 0
         for (card, meaning), w in zip(row, wild):
             if w:
@@ -196,7 +196,7 @@ def _readings(row: list[tuple[Card, Card | None]], kind: MeldKind, rules: Rules)
         anchor = explicit[first]
         for ace_high in (False, True):
             start = _value(anchor, ace_high) - first
-            meanings = [explicit[i] if not wild[i] else _card_at(start + i, anchor) for i in range(len(row))]
+            meanings = [explicit[i] if not wild[i] else _card_at(start + i, anchor) for i in range(len(row))]  # type: ignore[misc]  # None: no such place, checked next
             if all(m is not None for m in meanings):
                 readings.append(PlacedMeld(kind, cards, tuple(m for m in meanings if m is not None)))
         # sorted: the naturals in rank order, wild cards in the gaps, the rest above and below

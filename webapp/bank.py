@@ -8,7 +8,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timezone
+from datetime import UTC, date, datetime
 
 from flask import current_app
 
@@ -76,4 +76,4 @@ def today() -> date:
     fixed = current_app.config.get("TRAINER_TODAY")
     if fixed:
         return fixed if isinstance(fixed, date) else date.fromisoformat(str(fixed))
-    return datetime.now(timezone.utc).date()
+    return datetime.now(UTC).date()

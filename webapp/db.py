@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from datetime import date, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import click
 from alembic import command
@@ -222,7 +222,7 @@ class WriterTurns:
         self._queue: deque[threading.Lock] = deque()
         self._taken = False
 
-    def __enter__(self) -> WriterTurns:
+    def __enter__(self) -> Self:
         with self._guard:
             if not self._taken:
                 self._taken = True

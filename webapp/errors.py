@@ -69,7 +69,7 @@ def _seconds(count: int) -> str:
     return f"{minutes} minutes" if minutes < 120 else f"{-(-minutes // 60)} hours"
 
 
-def _unexpected(error: Exception) -> Response:
+def _unexpected(error: Exception) -> Response | tuple[str, int]:
     """A bug: logged with its traceback for us, a plain 500 for the visitor."""
     current_app.logger.exception("unexpected error on %s %s", request.method, request.path)
     return _http_error(InternalServerError())

@@ -17,10 +17,11 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import date, timedelta
+from typing import Any, cast
 
 from flask import g
 from flask import session as cookie
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import CursorResult, delete, exists, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -218,10 +219,13 @@ def adopt(db: Session, anonymous: Player, account: Player) -> Adopted:
     db.flush()
     db.execute(update(DailyResult).where(DailyResult.player_id == anonymous.id)
                .values(player_id=account.id), execution_options={"synchronize_session": False})
-    attempts = db.execute(update(Attempt).where(Attempt.player_id == anonymous.id)
-                          .values(player_id=account.id), execution_options={"synchronize_session": False})
-    reports = db.execute(update(Report).where(Report.player_id == anonymous.id)
-                         .values(player_id=account.id), execution_options={"synchronize_session": False})
+    # An UPDATE's result is a cursor's, which counts the rows it changed.
+    attempts = cast(CursorResult[Any], db.execute(
+        update(Attempt).where(Attempt.player_id == anonymous.id).values(player_id=account.id),
+        execution_options={"synchronize_session": False}))
+    reports = cast(CursorResult[Any], db.execute(
+        update(Report).where(Report.player_id == anonymous.id).values(player_id=account.id),
+        execution_options={"synchronize_session": False}))
 
     if rating_from == "anonymous":
         account.rating, account.deviation, account.volatility = (

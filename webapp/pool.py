@@ -29,6 +29,7 @@ from typing import Any
 from flask import Flask, current_app
 from werkzeug.exceptions import ServiceUnavailable
 
+from analyzer import Question, QuestionError
 from webapp import questions
 from webapp.safety import spend_analysis
 
@@ -42,7 +43,7 @@ class Busy(ServiceUnavailable):
     description = "The analyser is busy with other questions: ask again in a few seconds."
 
 
-def answer(question: questions.Question) -> dict[str, Any]:
+def answer(question: Question) -> dict[str, Any]:
     """The analyser's answer to ``question`` as ``questions.answer`` gives it: from the cache
     when asked before (free), else worked out by a worker (one use of the client's budget)."""
     cache: questions.AnswerCache = current_app.extensions["answers"]
@@ -88,7 +89,7 @@ class Pool:
                                                      initargs=(os.getpid(),))
             return self._executor
 
-    def run(self, question: questions.Question) -> tuple[dict[str, Any], bool]:
+    def run(self, question: Question) -> tuple[dict[str, Any], bool]:
         """The answer and whether to keep it in the cache; a ``QuestionError`` as the question's."""
         if not self._places.acquire(timeout=QUEUE_WAIT):
             raise Busy(retry_after=2)
@@ -105,7 +106,7 @@ class Pool:
         finally:
             self._places.release()
         if outcome == "error":
-            raise questions.QuestionError(value)
+            raise QuestionError(value)
         return value, keep
 
     def shutdown(self) -> None:
@@ -158,7 +159,7 @@ def _watch(server: int) -> None:
     threading.Thread(target=watch, name="server-watch", daemon=True).start()
 
 
-def _answer_in_worker(question: questions.Question) -> tuple[str, Any, bool]:
+def _answer_in_worker(question: Question) -> tuple[str, Any, bool]:
     """``("answer", answer, keep)`` or ``("error", {field: message}, False)``: plain values, as
     an exception with its own constructor does not cross the process boundary intact."""
     global _worker_app
@@ -169,7 +170,7 @@ def _answer_in_worker(question: questions.Question) -> tuple[str, Any, bool]:
     with _worker_app.app_context():
         try:
             answered = questions.answer(question)
-        except questions.QuestionError as error:
+        except QuestionError as error:
             # Its mapping of fields to messages: the same error is made again from it on the other side.
             return "error", dict(error.fields), False
         return "answer", answered, _worker_app.extensions["answers"].get(question) is not None

@@ -148,9 +148,3 @@ def daily_streak(player: Player, today: date) -> int:
     if player.last_daily_solved is None or player.last_daily_solved < today - timedelta(days=1):
         return 0
     return player.daily_streak
-
-
-def current_rating(db: Session, puzzle: Puzzle) -> float:
-    """A puzzle's rating now: its row's, or the bank's before anyone met it."""
-    row = db.get(PuzzleRating, puzzle.id)
-    return float(puzzle.rating) if row is None else row.rating

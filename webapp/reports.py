@@ -39,8 +39,8 @@ def list_reports(show_all: bool) -> None:
     quorum = int(current_app.config["REPORT_QUORUM"])
     daily = bank().daily(today())
     by_puzzle: dict[str, list[tuple[Report, str | None, int | None]]] = {}
-    for report, username, rated in rows:
-        by_puzzle.setdefault(report.puzzle_id, []).append((report, username, rated))
+    for row in rows:
+        by_puzzle.setdefault(row[0].puzzle_id, []).append((row[0], row[1], row[2]))
     for puzzle_id, reports in by_puzzle.items():
         agreeing = len({report.player_id for report, _, _ in reports if report.state == "open" and report.weight})
         click.echo(f"{puzzle_id}: {_verdict(reports, agreeing, quorum, daily is not None and daily.id == puzzle_id)}")

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from flask import Flask, Response, current_app
-from flask_limiter import Limiter
+from flask_limiter import Limiter, RouteLimit
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFProtect
 from limits import RateLimitItem, parse
@@ -72,7 +72,7 @@ def _window(item: RateLimitItem) -> str:
 
 
 def limited(setting: str, what: str, *, key_func: Callable[[], str] = get_remote_address,
-            deduct_when: Callable[[Response], bool] | None = None) -> Callable[..., object]:
+            deduct_when: Callable[[Response], bool] | None = None) -> RouteLimit:
     """A view's limit from a setting, per address unless ``key_func`` says per what, worded
     "too many ``what``"; counted only for the responses ``deduct_when`` picks, if given."""
     def message() -> str:

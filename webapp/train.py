@@ -28,7 +28,7 @@ from sqlalchemy import ColumnElement, Exists, exists, func, select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
-from analyzer import PRESETS, Card
+from analyzer import PRESETS
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
@@ -53,10 +53,6 @@ blueprint = Blueprint("train", __name__)
 
 DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
 MAX_REASON = 500  # characters in a report's reason
-
-
-class BadSubmission(ValueError):
-    """A submission answered 400 with its message; nothing is recorded."""
 
 
 @contextmanager
@@ -112,13 +108,13 @@ def practice() -> Response | tuple[str, int]:
         # write transaction (on SQLite a read transaction that then writes fails outright when
         # another writer got in between: a 500 under load, found by benchmarks/trainer_load).
         with write_transaction() as db:
-            player = current_player(db, create=False, lock=True)
-            assert player is not None
-            player.rules = filters["rules"]
-            chosen = _choose(db, player, filters)
+            locked = current_player(db, create=False, lock=True)
+            assert locked is not None
+            locked.rules = filters["rules"]
+            chosen = _choose(db, locked, filters)
     if chosen is None:
         return render_template("train/none_left.html", filters=filters, **_choices()), 200
-    query = {name: value for name, value in filters.items() if value and name != "rules"}
+    query: dict[str, Any] = {name: value for name, value in filters.items() if value and name != "rules"}
     return redirect(url_for("train.puzzle", puzzle_id=chosen.id, **query), code=303)
 
 
@@ -378,8 +374,10 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
             counts = themes.setdefault(theme, [0, 0])
             counts[0] += int(attempt.right)
             counts[1] += 1
-    rows = sorted(({"theme": theme, "right": right, "tried": tried, "share": right / tried}
-                   for theme, (right, tried) in themes.items()), key=lambda row: (row["share"], -row["tried"], row["theme"]))
+    rows: list[dict[str, Any]] = sorted(
+        ({"theme": theme, "right": right, "tried": tried, "share": right / tried}
+         for theme, (right, tried) in themes.items()),
+        key=lambda row: (row["share"], -row["tried"], row["theme"]))
     ranked = [row for row in rows if row["tried"] >= 2] or rows
     solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
     failed = []
@@ -398,7 +396,3 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
         "daily_streak": daily_streak(player, day),
         "recent": [(attempt, served.known(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
     }
-
-
-def card_tokens(cards: tuple[Card, ...]) -> list[str]:
-    return [card.token for card in cards]

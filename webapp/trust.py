@@ -65,7 +65,7 @@ def report_weight(player: Player, min_attempts: int = ESTABLISHED_ATTEMPTS) -> i
 # ---- which puzzles are not served ---------------------------------------------------------------------
 
 
-def _agreed(quorum: int, today_daily: str | None) -> Select[tuple[str]]:
+def _agreed(quorum: int, today_daily: str | None) -> Select[str]:
     """Puzzles enough established players have reported (open reports), today's daily excepted."""
     query = (select(Report.puzzle_id).where(Report.state == "open", Report.weight > 0)
              .group_by(Report.puzzle_id).having(func.count(distinct(Report.player_id)) >= quorum))

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from analyzer.cards import Card, Rank, Suit
+from analyzer.cards import Card, Suit
+from analyzer.melds import card_places
 from analyzer.result import LayDown
 from analyzer.rules import MeldKind, Rules
 
@@ -20,7 +21,7 @@ def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> i
     places: dict[Suit, set[int]] = {suit: set() for suit in Suit}
     for card in hand:
         if card.suit is not None and card.rank is not None:
-            places[card.suit].update((1, 14) if card.rank == Rank.ACE else (int(card.rank),))
+            places[card.suit].update(card_places(card))
     in_suit = Counter(card.suit for card in hand if card.suit is not None)
     short = -wild
     runs: Counter[int] = Counter()
@@ -28,20 +29,24 @@ def wild_cards_short(hand: Sequence[Card], rules: Rules, round_number: int) -> i
     for spec in rules.round(round_number).contract:
         (runs if spec.kind == MeldKind.RUN else sets)[spec.size] += 1
     for size, count in runs.items():
-        # The most naturals ``m`` runs of this size can hold, the suits taken one by one: in one
-        # suit, at most the most places a window holds each, and no more than its cards in all.
-        most = [0] + [-1] * count
-        for suit, suit_places in places.items():
-            held = max((sum(1 for place in range(low, low + size) if place in suit_places)
-                        for low in range(1, 16 - size)), default=0)
-            most = [max(most[m - j] + min(j * held, in_suit[suit]) for j in range(m + 1) if most[m - j] >= 0)
-                    for m in range(count + 1)]
-        short += size * count - most[count]
+        short += size * count - _most_naturals_in_runs(places, in_suit, size, count)
     for size, count in sets.items():
         gains = sorted((min(size, n - k * size) for n in copies.values() for k in range(count) if n > k * size),
                        reverse=True)
         short += size * count - sum(gains[:count])
     return short
+
+
+def _most_naturals_in_runs(places: dict[Suit, set[int]], in_suit: Counter[Suit], size: int, count: int) -> int:
+    """The most naturals ``count`` runs of ``size`` can hold, the suits taken one by one: in one
+    suit, at most the most places a window holds each, and no more than its cards in all."""
+    most = [0] + [-1] * count  # by m: the most naturals m of the runs hold in the suits so far (-1: none yet)
+    for suit, suit_places in places.items():
+        held = max((sum(1 for place in range(low, low + size) if place in suit_places)
+                    for low in range(1, 16 - size)), default=0)
+        most = [max(most[m - j] + min(j * held, in_suit[suit]) for j in range(m + 1) if most[m - j] >= 0)
+                for m in range(count + 1)]
+    return most[count]
 
 
 def kept_at_least(hand: Sequence[Card], rules: Rules, whole: LayDown) -> int | None:

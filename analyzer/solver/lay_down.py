@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Iterable
 
@@ -55,8 +56,8 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
     rules, round_number = problem.rules, problem.round_number
     points = problem.hand_points
     total_points = sum(map(points.__getitem__, problem.hand))
-    base = dict(rules=rules.name, round=round_number, contract=problem.contract, go_out=problem.go_out,
-                hand=problem.hand)
+    lay_down = functools.partial(LayDown, rules=rules.name, round=round_number, contract=problem.contract,
+                                 go_out=problem.go_out, hand=problem.hand)
     try:
         try:
             solution, built = solve(problem, time_limit)
@@ -66,9 +67,9 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
                 return solved, build_model(problem, strict_deck=True)
             solution, built = solve(problem, time_limit, strict_deck=True)
     except NoLayDown as none:
-        return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
-                       leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
-                       proven_optimal=none.proven), None
+        return lay_down(can_lay_down=False, melds=(), leftover=problem.hand,
+                        leftover_points=total_points, cards_away=None, missing=(), with_missing=(),
+                        proven_optimal=none.proven), None
     kept = Counter(problem.counts)  # the cards no meld takes: the hand's and the missing ones ...
     kept.update(solution.missing)
     for meld in solution.melds:
@@ -77,15 +78,15 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
     kept = +kept  # ... less those the melds hold
     ordered = tuple(sorted(_tidy_runs(solution.melds, kept, problem), key=_meld_order))
     if solution.missing:
-        return LayDown(**base, can_lay_down=False, melds=(), leftover=problem.hand,
-                       leftover_points=total_points, cards_away=len(solution.missing),
-                       missing=solution.missing, with_missing=ordered,
-                       proven_optimal=solution.proven_optimal), built
+        return lay_down(can_lay_down=False, melds=(), leftover=problem.hand,
+                        leftover_points=total_points, cards_away=len(solution.missing),
+                        missing=solution.missing, with_missing=ordered,
+                        proven_optimal=solution.proven_optimal), built
     leftover = sorted_cards(kept.elements())  # sliding wild cards along a run changes no card
     # No missing cards here: what is left is the hand's.
-    return LayDown(**base, can_lay_down=True, melds=ordered, leftover=leftover,
-                   leftover_points=sum(map(points.__getitem__, leftover)), cards_away=0,
-                   missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
+    return lay_down(can_lay_down=True, melds=ordered, leftover=leftover,
+                    leftover_points=sum(map(points.__getitem__, leftover)), cards_away=0,
+                    missing=(), with_missing=(), proven_optimal=solution.proven_optimal), built
 
 
 def _tidy_runs(melds: tuple[PlacedMeld, ...], kept: Counter[Card], problem: Problem) -> list[PlacedMeld]:

@@ -4,10 +4,11 @@ constraints (docs/lay-down.md says what a legal lay-down is)."""
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from ortools.sat.python import cp_model, cp_model_helper
 from ortools.util.python.sorted_interval_list import Domain  # type: ignore[import-untyped]
@@ -37,6 +38,9 @@ def may_be_natural(card: Card, rules: Rules) -> bool:
 
 RunShape = tuple[Suit, int, int, tuple[tuple[int, Card], ...]]  # suit, first, size, naturals by position
 Terms = dict[int, int]  # a linear expression flattened: its coefficients by variable index
+# A linear expression as the model builds them: variables, sums of them, integers. (OR-Tools'
+# ``LinearExprT`` also admits numpy integers, which its stubs cannot add to an expression.)
+Expr = cp_model.LinearExpr | int
 
 
 # ---- the problem, in plain data --------------------------------------------------------------
@@ -157,19 +161,19 @@ class RunSlot:
     suit: dict[Suit, cp_model.IntVar]  # 1: the run is in this suit
     start: dict[int, cp_model.IntVar]  # 1: the run's first position is p
     end: dict[int, cp_model.IntVar]  # 1: the run's last position is p
-    covers: dict[int, cp_model.LinearExprT]  # 1: position p is in the run (an expression)
+    covers: dict[int, Expr]  # 1: position p is in the run (an expression)
     uses: dict[tuple[Card, int], cp_model.IntVar]  # 1: the run holds this natural at position p
     wilds: cp_model.IntVar  # the hand's wild cards in the run
     missing_jokers: cp_model.IntVar | None  # strict model: missing cards that must be jokers
     wild_at: dict[int, cp_model.IntVar] = field(default_factory=dict)  # strict: a wild at p
 
-    def length(self) -> cp_model.LinearExprT:
+    def length(self) -> Expr:
         return sum(self.covers.values())
 
-    def naturals_used(self) -> cp_model.LinearExprT:
+    def naturals_used(self) -> Expr:
         return sum(self.uses.values())
 
-    def missing(self) -> cp_model.LinearExprT:
+    def missing(self) -> Expr:
         """Gaps not filled by the hand's wild cards: missing naturals and missing jokers alike."""
         return self.length() - self.naturals_used() - self.wilds
 
@@ -216,15 +220,15 @@ class RunWindows:
     exact: bool  # every window is the contract's size (``_window_layout``)
     per_window: WindowWilds | None = None  # one wild card a run: where the wild cards go
     # ``places()`` and its flattened terms, made once with the window head (``_WindowHead``).
-    places_made: cp_model.LinearExprT = 0
+    places_made: Expr = 0
     places_terms: Terms = field(default_factory=dict)
 
-    def places(self) -> cp_model.LinearExprT:
+    def places(self) -> Expr:
         """Positions of all runs laid: each is a natural, a wild card or a gap. Exact sizes give
         a constant (which CP-SAT prefers); otherwise each window's length times its count."""
         return self.places_made
 
-    def missing(self) -> cp_model.LinearExprT:
+    def missing(self) -> Expr:
         return self.places() - _sum(list(self.uses.values())) - self.wilds
 
     def missing_terms(self) -> tuple[Terms, int]:
@@ -246,10 +250,10 @@ class SetGroup:
     missing_jokers: dict[Rank, cp_model.IntVar]  # strict model: missing jokers in them
     pooled_wilds: cp_model.IntVar | None = None  # exact sizes, no wild limits: wilds for all ranks
 
-    def wild_total(self) -> cp_model.LinearExprT:
+    def wild_total(self) -> Expr:
         return self.pooled_wilds if self.pooled_wilds is not None else sum(self.wilds.values())
 
-    def missing_total(self) -> cp_model.LinearExprT:
+    def missing_total(self) -> Expr:
         if self.pooled_wilds is not None:
             uses = _sum(list(self.uses.values()))
             return self.spec.size * _sum(list(self.count.values())) - uses - self.pooled_wilds
@@ -272,7 +276,7 @@ class DeckCover:
 
     in_runs: dict[Card, cp_model.IntVar]  # missing copies of a natural in runs
     in_sets: dict[Card, cp_model.IntVar]  # missing copies of a natural in sets
-    jokers: cp_model.LinearExprT  # missing cards that are jokers (the other gaps)
+    jokers: Expr  # missing cards that are jokers (the other gaps)
 
 
 @dataclass
@@ -287,13 +291,13 @@ class Model:
     same_suit_rule: bool = True  # built with the rule between runs of one suit (``build_model``)
 
     @functools.cached_property
-    def missing_total(self) -> cp_model.LinearExprT:
+    def missing_total(self) -> Expr:
         """The missing cards, as an expression (the outs and near_best bound it), made when first
         asked: a lay-down alone never asks."""
         return _missing_total(self.runs, self.windows, self.sets)
 
 
-def _missing_total(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> cp_model.LinearExprT:
+def _missing_total(runs: list[RunSlot], windows: list[RunWindows], sets: list[SetGroup]) -> Expr:
     # A run's missing jokers are among its gaps (``RunSlot.missing``), so they are not added
     # again; a set's are apart from its missing naturals (``SetGroup.missing_total``).
     return (sum(slot.missing() for slot in runs) + sum(group.missing() for group in windows)
@@ -325,7 +329,7 @@ def _add_terms(terms: Terms, variables: Iterable[cp_model.IntVar], coefficient: 
 # ---- building the model ------------------------------------------------------------------------
 
 
-def _sum(terms: list[cp_model.IntVar]) -> cp_model.LinearExprT:
+def _sum(terms: list[cp_model.IntVar]) -> Expr:
     """``sum(terms)`` of variables made in one step (``LinearExpr.sum``) rather than one addition
     a term: the same terms in the same order, so the same proto wherever it goes, at about half
     the cost (test_model_identity checks both). An empty list stays the integer 0, as ``sum``
@@ -397,40 +401,81 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
     rules = problem.rules
     same_suit = rules.same_suit_runs if same_suit_rule else SameSuitRuns.FREE
     by_window = problem.counted_by_window
-    # Runs are counted per window, except in the strict deck model (of a minimum contract, or
-    # of wild limits), which places wild cards position by position in run slots, and under
-    # per-meld wild limits unless they allow one wild card a run (``WindowWilds``) and the
-    # contract repeats a run: a lone run's slot has no symmetric copies, and it is the smaller
-    # model (docs/benchmarks.md, "Figures behind the solver's choices").
-    repeats_a_run = len(set(problem.run_specs)) < len(problem.run_specs)
-    windows_for_runs = by_window or (not strict_deck and (
-        problem.runs_by_window or (one_wild_a_run(rules) and repeats_a_run)))
-    runs = [] if windows_for_runs else [_run_slot(model, problem, spec, index, strict_deck)
-                                        for index, spec in enumerate(problem.run_specs)]
-    heads_and_windows = [_run_windows(model, problem, spec, how_many, same_suit)
-                         for spec, how_many in Counter(problem.run_specs).items()] if windows_for_runs else []
+    runs, heads_and_windows = _run_groups(model, problem, strict_deck, same_suit)
     windows = [group for _, group in heads_and_windows]
     sets = [_set_group(model, problem, spec, count, strict_deck and not by_window, all_ranks)
             for spec, count in problem.set_groups.items()]
+    _between_melds(model, rules, runs, tuple(head for head, _ in heads_and_windows), sets, same_suit)
+    wild_used, wilds_melded = _wild_cards_once(model, problem, runs, windows, sets)
+    natural_uses = _naturals_held(model, problem, runs, windows, sets, wild_used)
 
+    if tightened(problem):
+        sets_hold_naturals_only_when_laid(model, problem, sets)
+
+    cover = None
+    if strict_deck and by_window:
+        cover = _deck_cover(model, problem, windows, sets)
+    elif strict_deck:
+        _strict_deck_limits(model, problem, runs, sets)
+
+    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck, same_suit_rule)
+    # The missing cards, as the objective counts them (flattened).
+    missing_counted = _hand_melded_rows(model, problem, built, natural_uses, wilds_melded)
+    if missing_counted is None:
+        missing_counted = _missing_terms(runs, windows, sets)
+    _set_objective(model, *_objective(problem, natural_uses, wild_used, missing_counted))
+    return built
+
+
+def _run_groups(model: cp_model.CpModel, problem: Problem, strict_deck: bool,
+                same_suit: SameSuitRuns) -> tuple[list[RunSlot], list[tuple[_WindowHead, RunWindows]]]:
+    """The contract's runs: a slot each, or counted per window (a head and its group a size).
+    Runs are counted per window, except in the strict deck model (of a minimum contract, or
+    of wild limits), which places wild cards position by position in run slots, and under
+    per-meld wild limits unless they allow one wild card a run (``WindowWilds``) and the
+    contract repeats a run: a lone run's slot has no symmetric copies, and it is the smaller
+    model (docs/benchmarks.md, "Figures behind the solver's choices")."""
+    repeats_a_run = len(set(problem.run_specs)) < len(problem.run_specs)
+    windows_for_runs = problem.counted_by_window or (not strict_deck and (
+        problem.runs_by_window or (one_wild_a_run(problem.rules) and repeats_a_run)))
+    if not windows_for_runs:
+        return [_run_slot(model, problem, spec, index, strict_deck)
+                for index, spec in enumerate(problem.run_specs)], []
+    return [], [_run_windows(model, problem, spec, how_many, same_suit)
+                for spec, how_many in Counter(problem.run_specs).items()]
+
+
+def _between_melds(model: cp_model.CpModel, rules: Rules, runs: list[RunSlot], heads: tuple[_WindowHead, ...],
+                   sets: list[SetGroup], same_suit: SameSuitRuns) -> None:
+    """The rules between melds: run slots of one contract entry in order, the same-suit rule
+    between runs, and sets of distinct ranks where the rules ask for them."""
     # Runs of one contract entry are interchangeable: keep them in (suit, start) order.
-    for first, second in zip(runs, runs[1:]):
+    for first, second in itertools.pairwise(runs):
         if first.spec == second.spec:
             model.add(_run_key(first) <= _run_key(second))
     _same_suit_policy(model, runs, same_suit)
-    _same_suit_policy_windows(model, tuple(head for head, _ in heads_and_windows), same_suit)
+    _same_suit_policy_windows(model, heads, same_suit)
     if rules.distinct_set_ranks:
         for rank in Rank:
             model.add(sum(group.count[rank] for group in sets if rank in group.count) <= 1)
 
-    # Wild cards: each one used at most once, as a wild or (a wild 2) as itself.
+
+def _wild_cards_once(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot], windows: list[RunWindows],
+                     sets: list[SetGroup]) -> tuple[dict[Card, cp_model.IntVar], Expr]:
+    """Wild cards: each one used at most once, as a wild or (a wild 2) as itself. The copies of
+    each wild card used, and their sum: the wild cards the melds hold."""
     wild_used = {card: model.new_int_var(0, problem.counts[card], f"wild_used[{card}]")
                  for card in problem.wild_kinds}
     wilds_melded = sum(wild_used.values())
     model.add(wilds_melded == sum(slot.wilds for slot in runs)
               + sum(group.wilds for group in windows) + sum(g.wild_total() for g in sets))
+    return wild_used, wilds_melded
 
-    # Natural cards: no more copies than the hand holds.
+
+def _naturals_held(model: cp_model.CpModel, problem: Problem, runs: list[RunSlot], windows: list[RunWindows],
+                   sets: list[SetGroup], wild_used: dict[Card, cp_model.IntVar]) -> dict[Card, list[cp_model.IntVar]]:
+    """Natural cards: no more copies than the hand holds. Each natural's use variables in the
+    melds."""
     natural_uses: dict[Card, list[cp_model.IntVar]] = {card: [] for card in problem.naturals}
     for slot in runs:
         for (card, _), use in slot.uses.items():
@@ -447,40 +492,34 @@ def build_model(problem: Problem, strict_deck: bool, all_ranks: bool = False,
     for card in problem.naturals:
         uses = natural_uses[card]
         model.add(_sum([*uses, wild_used[card]] if card in wild_used else uses) <= problem.counts[card])
+    return natural_uses
 
-    if tightened(problem):
-        sets_hold_naturals_only_when_laid(model, problem, sets)
 
-    cover = None
-    if strict_deck and by_window:
-        cover = _deck_cover(model, problem, windows, sets)
-    elif strict_deck:
-        _strict_deck_limits(model, problem, runs, sets)
-
-    built = Model(model, runs, windows, sets, wild_used, cover, strict_deck, same_suit_rule)
-    # The missing cards, as the objective counts them (flattened).
+def _hand_melded_rows(model: cp_model.CpModel, problem: Problem, built: Model,
+                      natural_uses: dict[Card, list[cp_model.IntVar]], wilds_melded: Expr) -> tuple[Terms, int] | None:
+    """The rows on how many of the hand's cards the melds hold, in a go-out round or under a
+    limit (``meld_at_most``); in a go-out round the missing cards as the objective counts them
+    (flattened), else None."""
+    if problem.target is None and problem.meld_at_most is None:
+        return None
     missing_counted = None
-    if problem.target is not None or problem.meld_at_most is not None:
-        # Each natural's melded copies summed apart, then together: the go-out count and the
-        # limit take this expression.
-        hand_melded = sum(_sum(uses) for uses in natural_uses.values()) + wilds_melded
-        if problem.target is not None:
-            # Go-out round: the melds hold every card of the hand the player ends with, the drawn
-            # (missing) cards among them; the hand's cards they leave out are let go.
-            model.add(hand_melded + built.missing_total == problem.target)
-            # So the missing cards are the target less the hand's cards melded: counted so, the
-            # objective weighs the hand's cards alone, not every run window's places, with the
-            # same value for every lay-down. CP-SAT proves it sooner (docs/benchmarks.md).
-            missing_counted = _flat(problem.target - hand_melded)
-        if problem.meld_at_most is not None:
-            model.add(hand_melded <= problem.meld_at_most)
-    if missing_counted is None:
-        missing_counted = _missing_terms(runs, windows, sets)
-    _set_objective(model, *_objective(problem, natural_uses, wild_used, missing_counted))
-    return built
+    # Each natural's melded copies summed apart, then together: the go-out count and the
+    # limit take this expression.
+    hand_melded = sum(_sum(uses) for uses in natural_uses.values()) + wilds_melded
+    if problem.target is not None:
+        # Go-out round: the melds hold every card of the hand the player ends with, the drawn
+        # (missing) cards among them; the hand's cards they leave out are let go.
+        model.add(hand_melded + built.missing_total == problem.target)
+        # So the missing cards are the target less the hand's cards melded: counted so, the
+        # objective weighs the hand's cards alone, not every run window's places, with the
+        # same value for every lay-down. CP-SAT proves it sooner (docs/benchmarks.md).
+        missing_counted = _flat(problem.target - hand_melded)
+    if problem.meld_at_most is not None:
+        model.add(hand_melded <= problem.meld_at_most)
+    return missing_counted
 
 
-def _flat(expression: cp_model.LinearExprT) -> tuple[Terms, int]:
+def _flat(expression: Expr) -> tuple[Terms, int]:
     """``expression`` as OR-Tools flattens it (``FlatIntExpr``): its coefficients by variable
     index, and its constant."""
     if not isinstance(expression, cp_model.LinearExpr):
@@ -618,22 +657,22 @@ class _WindowHead:
     # outlives one model and its expressions hold the template's variables: they still mean the
     # right ones in every model that copied the template, because a copy keeps each variable's
     # index, and a constraint is written with indices only (test_model_identity pins the protos).
-    covering: dict[tuple[Suit, int], cp_model.LinearExprT]
+    covering: dict[tuple[Suit, int], Expr]
     exact: bool  # every window is the contract's size
     # The places of all runs laid (``RunWindows.places``) and, for windows of several lengths,
     # its terms by variable index (``Terms``): a few hundred windows for a minimum contract's
     # runs, whose sum was a quarter of building eveleigh's models (profiled with cProfile).
-    places: cp_model.LinearExprT
+    places: Expr
     places_terms: Terms
     covering_flat: dict[tuple[Suit, int], tuple[list[int], list[int]]]  # ``covering_row``, made when first asked
     # Each suit's windows as (count, first, last), in window order (which is index order).
     of_suit: dict[Suit, list[tuple[cp_model.IntVar, int, int]]] = field(default_factory=dict)
     shared: bool = False  # the cached head that a first group copies: its variables are in every such model
     # ``use_sites`` by card, made when first asked (kept with the shared head, as ``covering``).
-    sites: dict[Card, tuple[tuple[int, str, cp_model.LinearExprT | tuple[list[int], list[int]]], ...]] = field(
+    sites: dict[Card, tuple[tuple[int, str, Expr | tuple[list[int], list[int]]], ...]] = field(
         default_factory=dict)
 
-    def runs_covering(self, suit: Suit, position: int) -> cp_model.LinearExprT:
+    def runs_covering(self, suit: Suit, position: int) -> Expr:
         key = suit, position
         if key not in self.covering:
             counts = list(self.count.values())
@@ -641,7 +680,7 @@ class _WindowHead:
         return self.covering[key]
 
     def use_sites(self, card: Card, positions: tuple[int, ...],
-                  name: str) -> tuple[tuple[int, str, cp_model.LinearExprT | tuple[list[int], list[int]]], ...]:
+                  name: str) -> tuple[tuple[int, str, Expr | tuple[list[int], list[int]]], ...]:
         """Where the runs may hold the natural ``card``: its run positions with the name of its
         use variable there (``_use_sites``) and the runs covering it, as an expression
         (``runs_covering``) for exact windows, else as a row (``covering_row``). The same for
@@ -681,7 +720,7 @@ def _add_window_head(model: cp_model.CpModel, positions: tuple[int, ...], size: 
         for w, label, c in zip(windows, window_names, counts):
             present[w] = model.new_bool_var(f"{name}.present[{label}]")
             model.add(c <= top * present[w])
-    places: cp_model.LinearExprT = size * how_many
+    places: Expr = size * how_many
     places_terms: Terms = {}
     if not exact:
         lengths = [last - first + 1 for _, first, last in windows]
@@ -734,6 +773,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
         # windows are not made at all. The model's one row over all places says as much, but
         # its LP spread a run over fractions of long windows (ill-buy-it round 8: 264 windows
         # for a run of at most 5 there; docs/benchmarks.md has the time saved).
+        assert problem.target is not None, "a tightened model is a go-out round's"
         longest = max(size, min(longest, problem.target - sum(s.size for s in problem.contract) + size))
     apart = same_suit.missing_ranks_between
     top = 1 if apart is not None else how_many  # gap, gap-2: no overlap at all
@@ -751,7 +791,7 @@ def _run_windows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec,
             if exact:
                 model.add(use <= covering)
             else:  # dozens of windows of every length over p
-                indices, minus_ones = covering
+                indices, minus_ones = cast(tuple[list[int], list[int]], covering)
                 _add_long_linear(model, [*indices, use.index], [*minus_ones, 1], _NO_LOWER, 0)
             uses[card, p] = use
     total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
@@ -796,6 +836,20 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
     stretches = {suit: _held_stretches(set(at), shortest) for suit, at in held.items()}
     # Rows written straight into the proto (``_add_long_linear``): the window counts come first
     # in index order, then the uses, then the variables made here.
+    inside, outside_runs = _wilds_inside(model, name, head, stretches, top)
+    wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
+    outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
+    _add_long_linear(model, [*outside_runs, outside.index], [-1] * len(outside_runs) + [1], _NO_LOWER, 0)  # (1), pooled
+    model.add(wilds == outside + _sum(list(inside.values())))
+    _wilds_within_stretches(model, head, held, stretches, inside)
+    return WindowWilds(inside, outside)
+
+
+def _wilds_inside(model: cp_model.CpModel, name: str, head: _WindowHead,
+                  stretches: dict[Suit, list[tuple[int, int]]],
+                  top: int) -> tuple[dict[Window, cp_model.IntVar], list[int]]:
+    """Condition (1) of ``WindowWilds`` on each window inside a held stretch: its wild cards, at
+    most its runs. With the indices of the other windows' counts, whose wild cards are pooled."""
     inside: dict[Window, cp_model.IntVar] = {}
     outside_runs: list[int] = []  # the indices of the counts of windows not inside
     for suit in SUITS:  # in window order, as the head made them
@@ -810,10 +864,14 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
                 model.add(inside[window] <= count)  # (1)
             else:
                 outside_runs.append(count.index)
-    wild_cards = sum(problem.counts[card] for card in problem.wild_kinds)
-    outside = model.new_int_var(0, min(wild_cards, how_many), f"{name}.wilds[outside]")
-    _add_long_linear(model, [*outside_runs, outside.index], [-1] * len(outside_runs) + [1], _NO_LOWER, 0)  # (1), pooled
-    model.add(wilds == outside + _sum(list(inside.values())))
+    return inside, outside_runs
+
+
+def _wilds_within_stretches(model: cp_model.CpModel, head: _WindowHead, held: dict[Suit, dict[int, cp_model.IntVar]],
+                            stretches: dict[Suit, list[tuple[int, int]]],
+                            inside: dict[Window, cp_model.IntVar]) -> None:
+    """Condition (2) of ``WindowWilds``, a row a held stretch: the naturals and wild cards of the
+    runs inside it fit the places the runs over it have there."""
     for suit, stretches_of_suit in stretches.items():
         for a, b in stretches_of_suit:
             over = [(count.index, min(last, b) - max(first, a) + 1) for count, first, last in head.of_suit[suit]
@@ -823,7 +881,6 @@ def _window_wilds(model: cp_model.CpModel, problem: Problem, name: str, head: _W
             row = [index for index, _ in over] + held_here + within
             _add_long_linear(model, row, [-n for _, n in over] + [1] * (len(held_here) + len(within)),
                              _NO_LOWER, 0)  # (2)
-    return WindowWilds(inside, outside)
 
 
 def _same_suit_policy_windows(model: cp_model.CpModel, heads: tuple[_WindowHead, ...],
@@ -870,7 +927,7 @@ def _add_same_suit_policy_windows(model: cp_model.CpModel, groups: tuple[_Window
 
 
 SlotHead = tuple[dict[Suit, cp_model.IntVar], dict[int, cp_model.IntVar], dict[int, cp_model.IntVar],
-                 dict[int, cp_model.LinearExprT]]  # a run slot's suit, start, end and covers
+                 dict[int, Expr]]  # a run slot's suit, start, end and covers
 
 
 def _add_slot_head(model: cp_model.CpModel, positions: tuple[int, ...], size: int, longest: int,
@@ -920,7 +977,7 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     wilds = model.new_int_var(0, min(total_wild_cards, longest), f"{name}.wilds")
     missing_jokers = None
-    wild_limit: cp_model.LinearExprT = wilds
+    wild_limit: Expr = wilds
     if strict_deck:
         spare_jokers = problem.spare(JOKER)
         missing_jokers = model.new_int_var(0, min(spare_jokers, longest), f"{name}.missing_jokers")
@@ -938,7 +995,7 @@ def _run_slot(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, index: 
     return slot
 
 
-def _run_key(slot: RunSlot) -> cp_model.LinearExprT:
+def _run_key(slot: RunSlot) -> Expr:
     return 16 * sum(i * slot.suit[s] for i, s in enumerate(SUITS)) + sum(p * v for p, v in slot.start.items())
 
 
@@ -967,7 +1024,7 @@ def _same_suit_policy(model: cp_model.CpModel, runs: list[RunSlot], policy: Same
                     model.add(same_suit + one.covers[p] + other.covers[p] <= 2)
 
 
-def _ends_at(slot: RunSlot, position: int) -> cp_model.LinearExprT:
+def _ends_at(slot: RunSlot, position: int) -> Expr:
     """For a fixed-length run: 1 when its last position is ``position``."""
     size = slot.spec.size
     return slot.start.get(position - size + 1, 0)
@@ -995,14 +1052,7 @@ def sets_hold_naturals_only_when_laid(model: cp_model.CpModel, problem: Problem,
 def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int,
                strict_deck: bool, all_ranks: bool) -> SetGroup:
     rules, name = problem.rules, f"{spec.kind.value}{spec.size}"
-    held_ranks = {card.rank for card in problem.naturals}
-    # Where 2s are always wild no set has a natural 2: a set of 2s would be wild cards only,
-    # which a set of any other rank holds as well.
-    set_ranks = _SET_RANKS_NO_TWO if rules.deuces_always_wild else _SET_RANKS
-    # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
-    # give every set its own rank when the rules ask for distinct ranks).
-    absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
-    ranks = set_ranks if all_ranks else [r for r in set_ranks if r in held_ranks or r in absent]
+    ranks = _offered_set_ranks(problem, all_ranks)
     total_wild_cards = sum(problem.counts[c] for c in problem.wild_kinds)
     spare_jokers = problem.spare(JOKER)
     big = spec.size * how_many + len(problem.hand)  # no group of sets can hold more cards
@@ -1021,24 +1071,7 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
         assert card.rank is not None
         naturals_of.setdefault(card.rank, []).append(card)
     if problem.counted_by_window:
-        # Exact sizes and no wild limits: any gap of any set may take any wild card, so only
-        # the naturals are counted per rank.
-        counts, size = problem.counts, spec.size
-        for r in ranks:
-            count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
-            if r in naturals_of:
-                of_rank = []
-                for card in naturals_of[r]:
-                    uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
-                    of_rank.append(use)
-                model.add(_sum(of_rank) <= size * count_r)
-        # The counts' total, a long row written as ``model.add`` writes it.
-        count_indices = [count_r.index for count_r in count.values()]
-        _add_long_linear(model, count_indices, [1] * len(count_indices), how_many, how_many)
-        pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
-        group = SetGroup(spec, count, uses, wilds, missing, missing_jokers, pooled)
-        _add_nothing_missing_below_zero(model, group.missing_terms())
-        return group
+        return _pooled_set_group(model, problem, spec, how_many, ranks, naturals_of, top)
     for r in ranks:
         count[r] = model.new_int_var(0, top, _set_label(name, "count", r))
         of_rank = []
@@ -1047,30 +1080,76 @@ def _set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_ma
             of_rank.append(uses[card])
         wilds[r] = model.new_int_var(0, total_wild_cards, _set_label(name, "wilds", r))
         missing[r] = model.new_int_var(0, missing_top, _set_label(name, "missing", r))
-        wild_like: cp_model.LinearExprT = wilds[r]
+        wild_like: Expr = wilds[r]
         if strict_deck:
             missing_jokers[r] = model.new_int_var(0, spare_jokers, _set_label(name, "missing_jokers", r))
             wild_like = wilds[r] + missing_jokers[r]
-        naturals = sum(of_rank) + missing[r]
-        cards = naturals + wild_like
-        if problem.minimum:
-            model.add(cards >= spec.size * count[r])
-            model.add(cards <= big * count[r])
-            model.add(missing[r] <= (spec.size if problem.target is None else big) * count[r])
-        else:
-            model.add(cards == spec.size * count[r])
-        if rules.max_wilds_per_meld is not None:
-            model.add(wild_like <= rules.max_wilds_per_meld * count[r])
-        if not rules.wilds_may_outnumber_naturals:
-            # Necessary and sufficient for dealing the rank's cards into sets that each hold
-            # no more wild cards than natural ones (see _deal_sets).
-            if problem.minimum:
-                model.add(wild_like <= naturals)
-                model.add(naturals >= (spec.size + 1) // 2 * count[r])
-            else:
-                model.add(wild_like <= spec.size // 2 * count[r])
+        _set_rows(model, problem, spec, count[r], sum(of_rank) + missing[r], wild_like, missing[r], big)
     model.add(_sum(list(count.values())) == how_many)
     return SetGroup(spec, count, uses, wilds, missing, missing_jokers)
+
+
+def _offered_set_ranks(problem: Problem, all_ranks: bool) -> Sequence[Rank]:
+    """The ranks sets may take: all (``all_ranks``), else the hand's and a few it lacks."""
+    held_ranks = {card.rank for card in problem.naturals}
+    # Where 2s are always wild no set has a natural 2: a set of 2s would be wild cards only,
+    # which a set of any other rank holds as well.
+    set_ranks = _SET_RANKS_NO_TWO if problem.rules.deuces_always_wild else _SET_RANKS
+    # Ranks the hand lacks are all alike here; a few of them stand for the rest (enough to
+    # give every set its own rank when the rules ask for distinct ranks).
+    absent = [r for r in set_ranks if r not in held_ranks][:len(problem.contract)]
+    return set_ranks if all_ranks else [r for r in set_ranks if r in held_ranks or r in absent]
+
+
+def _pooled_set_group(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, how_many: int,
+                      ranks: Sequence[Rank], naturals_of: dict[Rank, list[Card]], top: int) -> SetGroup:
+    """Exact sizes and no wild limits: any gap of any set may take any wild card, so only the
+    naturals are counted per rank, and the wild cards of all the sets together."""
+    name = f"{spec.kind.value}{spec.size}"
+    count: dict[Rank, cp_model.IntVar] = {}
+    uses: dict[Card, cp_model.IntVar] = {}
+    counts, size = problem.counts, spec.size
+    for r in ranks:
+        count[r] = count_r = model.new_int_var(0, top, _set_label(name, "count", r))
+        if r in naturals_of:
+            of_rank = []
+            for card in naturals_of[r]:
+                uses[card] = use = model.new_int_var(0, counts[card], _set_label(name, "use", card))
+                of_rank.append(use)
+            model.add(_sum(of_rank) <= size * count_r)
+    # The counts' total, a long row written as ``model.add`` writes it.
+    count_indices = [count_r.index for count_r in count.values()]
+    _add_long_linear(model, count_indices, [1] * len(count_indices), how_many, how_many)
+    total_wild_cards = sum(counts[c] for c in problem.wild_kinds)
+    pooled = model.new_int_var(0, min(total_wild_cards, spec.size * how_many), f"{name}.wilds")
+    group = SetGroup(spec, count, uses, {}, {}, {}, pooled)
+    _add_nothing_missing_below_zero(model, group.missing_terms())
+    return group
+
+
+def _set_rows(model: cp_model.CpModel, problem: Problem, spec: MeldSpec, count: cp_model.IntVar, naturals: Expr,
+              wild_like: Expr, missing: cp_model.IntVar, big: int) -> None:
+    """The rows of one rank's sets: ``count`` sets of the contract's size (at least, in a
+    minimum contract) holding ``naturals`` (the hand's and missing ones) and ``wild_like``
+    cards (the hand's wild cards and missing jokers), within the rule set's wild limits."""
+    rules = problem.rules
+    cards = naturals + wild_like
+    if problem.minimum:
+        model.add(cards >= spec.size * count)
+        model.add(cards <= big * count)
+        model.add(missing <= (spec.size if problem.target is None else big) * count)
+    else:
+        model.add(cards == spec.size * count)
+    if rules.max_wilds_per_meld is not None:
+        model.add(wild_like <= rules.max_wilds_per_meld * count)
+    if not rules.wilds_may_outnumber_naturals:
+        # Necessary and sufficient for dealing the rank's cards into sets that each hold
+        # no more wild cards than natural ones (see _deal_sets).
+        if problem.minimum:
+            model.add(wild_like <= naturals)
+            model.add(naturals >= (spec.size + 1) // 2 * count)
+        else:
+            model.add(wild_like <= spec.size // 2 * count)
 
 
 _SET_RANKS = tuple(Rank)
@@ -1092,7 +1171,7 @@ def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[Ru
               + sum(sum(g.missing_jokers.values()) for g in sets) <= spare_jokers)
     # In runs, place wild-like cards (the hand's wilds, missing jokers) position by position;
     # every other gap is a missing natural of that suit and position.
-    missing_at: dict[tuple[Suit, int], list[cp_model.LinearExprT]] = {}
+    missing_at: dict[tuple[Suit, int], list[Expr]] = {}
     for index, slot in enumerate(runs):
         assert slot.missing_jokers is not None
         slot.wild_at = {p: model.new_bool_var(f"run{index}.wild_at[{p}]") for p in slot.covers}
@@ -1110,7 +1189,7 @@ def _strict_deck_limits(model: cp_model.CpModel, problem: Problem, runs: list[Ru
                 model.add(missed >= gap + slot.suit[s] - 1)
                 missing_at.setdefault((s, p), []).append(missed)
     for rank in Rank:
-        run_missing_of_rank: list[cp_model.LinearExprT] = []
+        run_missing_of_rank: list[Expr] = []
         for s in SUITS:
             card = Card(rank, s)
             spare = problem.spare(card)

@@ -20,6 +20,7 @@ from analyzer.solver.lay_down import (
 )
 from analyzer.solver.model import (
     SUITS,
+    Expr,
     Model,
     Problem,
     RunShape,
@@ -225,7 +226,7 @@ def _run_gap_sites(problem: Problem, built: Model, outs: set[Card], open_windows
                     over.setdefault((s, q), []).append(c)
         open_over.append(over)
 
-    def run_gap(suit: Suit, p: int) -> cp_model.LinearExprT:
+    def run_gap(suit: Suit, p: int) -> Expr:
         card = card_at(p, suit)
         covering = [over.get((suit, p), []) for over in open_over]
         if not any(covering):
@@ -249,7 +250,7 @@ def _set_gap_sites(problem: Problem, built: Model, outs: set[Card]) -> list[_Gap
     not all outs yet: 1 only when a set of the rank has a place no natural of the hand takes."""
     model = built.model
 
-    def set_gap(rank: Rank) -> cp_model.LinearExprT:
+    def set_gap(rank: Rank) -> Expr:
         """Places in sets of the rank that no natural of the hand takes."""
         return sum(g.spec.size * g.count[rank] - sum(u for c, u in g.uses.items() if c.rank == rank)
                    if g.pooled_wilds is not None else g.wilds[rank] + g.missing[rank]
@@ -561,7 +562,7 @@ def _closer_than(problem: Problem, cards_away: int, ends: float, melded: Card | 
     return None
 
 
-def _copies_melded(built: Model, card: Card) -> cp_model.LinearExprT:
+def _copies_melded(built: Model, card: Card) -> Expr:
     """Copies of ``card`` the melds hold, as a natural or as a wild card."""
     in_runs = sum(use for slot in built.runs for (c, _), use in slot.uses.items() if c == card)
     in_windows = sum(use for group in built.windows for (c, _), use in group.uses.items() if c == card)
@@ -736,14 +737,14 @@ def _moves(problem: Problem, hand: Counter[Card], runs: tuple[RunShape, ...],
                         problem.rules.same_suit_runs, (new_suit, new_first, size), others):
                     moved = tuple(sorted(others + ((new_suit, new_first, size, tuple(placed)),)))
                     found.append((moved, sets))
-    for j, (rank, size, naturals) in enumerate(sets):
-        free = hand - used + Counter(naturals)
+    for j, (rank, size, set_naturals) in enumerate(sets):
+        free = hand - used + Counter(set_naturals)
         others_sets = sets[:j] + sets[j + 1:]
         for new_rank in Rank:
             if new_rank == rank or (problem.rules.distinct_set_ranks and any(r == new_rank for r, *_ in others_sets)):
                 continue
             of_rank = [c for c in sorted(free.elements()) if c.rank == new_rank][:size]
-            if len(of_rank) == len(naturals):
+            if len(of_rank) == len(set_naturals):
                 found.append((runs, tuple(sorted(others_sets + ((new_rank, size, tuple(of_rank)),)))))
     return found
 
@@ -753,8 +754,8 @@ def _gap_cards(problem: Problem, runs: tuple[RunShape, ...], sets: tuple[_Set, .
     for suit, first, size, naturals in runs:
         held = {p for p, _ in naturals}
         cards |= {card_at(p, suit) for p in range(first, first + size) if p not in held}
-    for rank, size, naturals in sets:
-        if len(naturals) < size:
+    for rank, size, set_naturals in sets:
+        if len(set_naturals) < size:
             cards |= {natural(rank, s) for s in SUITS}
     return {card for card in cards if problem.spare(card)}
 

@@ -20,7 +20,9 @@ from analyzer.solver.model import (
     Problem,
     RunShape,
     RunWindows,
+    SetGroup,
     Window,
+    WindowWilds,
     build_model,
     runs_may_share_a_contract,
 )
@@ -50,8 +52,9 @@ def new_solver(time_limit: float) -> cp_model.CpSolver:
     solver = cp_model.CpSolver()
     solver.parameters.copy_from(_settings())
     solver.parameters.max_time_in_seconds = time_limit
-    if work_limit() is not None:  # analyzer/solver/work.py: answers the clock cannot change
-        solver.parameters.max_deterministic_time = work_limit()
+    work = work_limit()  # analyzer/solver/work.py: answers the clock cannot change
+    if work is not None:
+        solver.parameters.max_deterministic_time = work
     return solver
 
 
@@ -206,14 +209,7 @@ def _window_runs(built: Model, solver: cp_model.CpSolver) -> list[tuple[RunSkele
         if group.per_window is not None:
             runs += _limited_runs(group, value, laid)
             continue
-        natural_at: list[dict[int, Card]] = [{} for _ in laid]
-        for (card, p), use in group.uses.items():
-            copies = value(use)
-            for i, (suit, first, last) in enumerate(laid):
-                if copies and suit == card.suit and first <= p <= last and p not in natural_at[i]:
-                    natural_at[i][p] = card
-                    copies -= 1
-            assert copies == 0, "the model only uses copies that some laid run covers"
+        natural_at = _naturals_on_runs(group, value, laid, {})
         runs += [((suit, list(range(first, last + 1)), naturals), None)
                  for (suit, first, last), naturals in zip(laid, natural_at)]
     return runs
@@ -239,14 +235,25 @@ def _laid_windows(group: RunWindows, solver: cp_model.CpSolver) -> list[Window]:
 
 def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int],
                   laid: list[Window]) -> list[tuple[RunSkeleton, int | None]]:
-    """The runs of a group limited to one wild card a run, as ``WindowWilds`` deals them: the
-    runs taking a wild card on a window inside a held stretch each get a place of their own
-    (positions in order, each run ending first served first, at most the free places of a
-    position: its runs less its naturals); a window reaching outside has a free place where
-    the hand holds no natural. Then each natural goes to a run over its place left free."""
+    """The runs of a group limited to one wild card a run, as ``WindowWilds`` deals them: which
+    runs take a wild card (``_runs_taking_wilds``), the place each keeps for it
+    (``_wild_places``), then each natural to a run over its place left free."""
     per_window = group.per_window
     assert per_window is not None
-    taking = [False] * len(laid)  # the run takes one of the hand's wild cards
+    taking = _runs_taking_wilds(per_window, value, laid)
+    natural_count = {(card.suit, p): value(use) for (card, p), use in group.uses.items()}
+    wild_place = _wild_places(per_window, natural_count, laid, taking)
+    natural_at = _naturals_on_runs(group, value, laid, wild_place)
+    return [((suit, list(range(first, last + 1)), naturals), int(takes))
+            for (suit, first, last), naturals, takes in zip(laid, natural_at, taking)]
+
+
+def _runs_taking_wilds(per_window: WindowWilds, value: Callable[[cp_model.IntVar], int],
+                       laid: list[Window]) -> list[bool]:
+    """For each laid run, whether it takes one of the hand's wild cards: as many runs of each
+    window inside a held stretch as the model says, then runs reaching outside for the pooled
+    rest."""
+    taking = [False] * len(laid)
     for window, v in per_window.inside.items():
         for i in [i for i, w in enumerate(laid) if w == window][:value(v)]:
             taking[i] = True
@@ -255,8 +262,16 @@ def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int],
         if pooled and window not in per_window.inside:
             taking[i], pooled = True, pooled - 1
     assert not pooled, "the pooled wild cards have runs reaching outside the held stretches"
-    natural_count = {(card.suit, p): value(use) for (card, p), use in group.uses.items()}
-    wild_place: dict[int, int] = {}  # run -> the place kept for its wild card
+    return taking
+
+
+def _wild_places(per_window: WindowWilds, natural_count: dict[tuple[Suit | None, int], int], laid: list[Window],
+                 taking: list[bool]) -> dict[int, int]:
+    """Run -> the place kept for its wild card, for the runs taking one on a window inside a
+    held stretch: positions in order, each run ending first served first, at most the free
+    places of a position (its runs less its naturals). A window reaching outside has a free
+    place where the hand holds no natural, so needs none kept."""
+    wild_place: dict[int, int] = {}
     for suit in SUITS:
         waiting = sorted((i for i, (s, _, _) in enumerate(laid)
                           if s == suit and taking[i] and laid[i] in per_window.inside), key=lambda i: laid[i][2])
@@ -267,16 +282,23 @@ def _limited_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int],
                 wild_place[i] = p
                 waiting.remove(i)
             assert all(laid[i][2] > p for i in waiting), "Hall's condition holds (WindowWilds)"
+    return wild_place
+
+
+def _naturals_on_runs(group: RunWindows, value: Callable[[cp_model.IntVar], int], laid: list[Window],
+                      wild_place: dict[int, int]) -> list[dict[int, Card]]:
+    """The hand's naturals of each laid run by position: each copy the model uses to the first
+    run over its place with the place free (not yet taken, not kept for a wild card)."""
     natural_at: list[dict[int, Card]] = [{} for _ in laid]
     for (card, p), use in group.uses.items():
         copies = value(use)
-        for i, (s, first, last) in enumerate(laid):
-            if copies and s == card.suit and first <= p <= last and wild_place.get(i) != p:
+        for i, (suit, first, last) in enumerate(laid):
+            if (copies and suit == card.suit and first <= p <= last and p not in natural_at[i]
+                    and wild_place.get(i) != p):
                 natural_at[i][p] = card
                 copies -= 1
-        assert copies == 0, "a free place for every natural"
-    return [((suit, list(range(first, last + 1)), naturals), int(takes))
-            for (suit, first, last), naturals, takes in zip(laid, natural_at, taking)]
+        assert copies == 0, "a free place on a laid run for every copy the model uses"
+    return natural_at
 
 
 def skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton], list[SetSkeleton]]:
@@ -293,42 +315,44 @@ def skeleton(built: Model, solver: cp_model.CpSolver) -> tuple[list[RunSkeleton]
     return runs, sets
 
 
+Gap = tuple[int, int | None]  # (run index, position) in runs, (set index, None) in sets
+
+
 def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool) -> Solution:
     """Window-counted runs and rank-counted sets back into melds. First the naturals where the
     model put them; then every gap gets a wild card of the hand or a missing card."""
-    value = var_values(solver)
     runs, sets = skeleton(built, solver)
-    # The gaps: (run index, position) in runs, (set index, None) in sets.
-    gaps: list[tuple[int, int | None]] = [(i, p) for i, (_, positions, naturals) in enumerate(runs)
-                                          for p in positions if p not in naturals]
+    gaps: list[Gap] = [(i, p) for i, (_, positions, naturals) in enumerate(runs)
+                       for p in positions if p not in naturals]
     gaps += [(j, None) for j, (spec, _, how_many, naturals) in enumerate(sets)
              for _ in range(spec.size * how_many - len(naturals))]
+    filling, missing = _fill_gaps(problem, built, solver, gaps,
+                                  [(card_at(p, runs[index][0]),) if p is not None else _OF_RANK[sets[index][1]]
+                                   for index, p in gaps])
+    melds = _filled_melds(problem.rules, runs, sets, gaps, filling)
+    return Solution(tuple(melds), sorted_cards(missing), optimal)
+
+
+def _fill_gaps(problem: Problem, built: Model, solver: cp_model.CpSolver, gaps: list[Gap],
+               fitting: list[tuple[Card, ...]]) -> tuple[dict[int, Card], list[Card]]:
+    """Gap number -> its card, and the missing cards among them. ``fitting``: per gap, the
+    missing naturals that could fill it. In a strict deck the missing naturals the model counted
+    go first (``_counted_missing``); then the hand's wild cards go where a missing natural
+    would be scarcest, and the other gaps get missing naturals, most plentiful first, or jokers."""
     spare = Spare(problem)
-    # Per gap, the missing naturals that could fill it.
-    fitting = [(card_at(p, runs[index][0]),) if p is not None else _OF_RANK[sets[index][1]]
-               for index, p in gaps]
 
     def natural_for(number: int) -> list[Card]:
         """Missing naturals that could fill gap ``number``, most plentiful first."""
         return sorted(fitting[number], key=lambda c: -spare[c])
 
-    filling: dict[int, Card] = {}  # gap number -> card
+    filling: dict[int, Card] = {}
     missing: list[Card] = []
     hand_wilds = wilds_used(built, solver)
     if built.cover is not None:
-        # Strict deck: the model says how many missing copies of each natural go to runs and sets.
-        budget = {(c, True): value(v) for c, v in built.cover.in_runs.items()}
-        budget.update({(c, False): value(v) for c, v in built.cover.in_sets.items()})
-        for number, gap in enumerate(gaps):
-            for card in natural_for(number):
-                if budget.get((card, gap[1] is not None), 0) > 0:
-                    budget[card, gap[1] is not None] -= 1
-                    filling[number] = card
-                    missing.append(card)
-                    break
+        filling = _counted_missing(built, solver, gaps, natural_for)
+        missing = list(filling.values())
         open_gaps = [n for n in range(len(gaps)) if n not in filling]
     else:
-        # Put the hand's wild cards where a missing natural would be scarcest.
         open_gaps = sorted(range(len(gaps)), key=lambda n: (max(map(spare.__getitem__, fitting[n])), n))
     for number in open_gaps:
         if hand_wilds:
@@ -342,7 +366,30 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
         filling[number] = card
         missing.append(card)
     assert not hand_wilds, "every wild card the model used has a place"
+    return filling, missing
 
+
+def _counted_missing(built: Model, solver: cp_model.CpSolver, gaps: list[Gap],
+                     natural_for: Callable[[int], list[Card]]) -> dict[int, Card]:
+    """Strict deck: gap number -> missing natural, as many copies of each natural in runs and
+    in sets as the model counted (``DeckCover``), in gap order."""
+    assert built.cover is not None
+    value = var_values(solver)
+    budget = {(c, True): value(v) for c, v in built.cover.in_runs.items()}
+    budget.update({(c, False): value(v) for c, v in built.cover.in_sets.items()})
+    filling: dict[int, Card] = {}
+    for number, gap in enumerate(gaps):
+        for card in natural_for(number):
+            if budget.get((card, gap[1] is not None), 0) > 0:
+                budget[card, gap[1] is not None] -= 1
+                filling[number] = card
+                break
+    return filling
+
+
+def _filled_melds(rules: Rules, runs: list[RunSkeleton], sets: list[SetSkeleton], gaps: list[Gap],
+                  filling: dict[int, Card]) -> list[PlacedMeld]:
+    """The melds of the skeleton with each gap's card in place."""
     melds: list[PlacedMeld] = []
     filled_runs: dict[tuple[int, int], Card] = {}
     set_fillers: dict[int, list[Card]] = {}
@@ -351,37 +398,61 @@ def translate_by_window(problem: Problem, built: Model, solver: cp_model.CpSolve
             filled_runs[index, p] = filling[number]
         else:
             set_fillers.setdefault(index, []).append(filling[number])
-    for i, (suit, positions, naturals) in enumerate(runs):
-        cards = tuple(naturals[p] if p in naturals else filled_runs[i, p] for p in positions)
+    for i, (suit, positions, natural_at) in enumerate(runs):
+        cards = tuple(natural_at[p] if p in natural_at else filled_runs[i, p] for p in positions)
         melds.append(PlacedMeld(MeldKind.RUN, cards, tuple(map(RUN_CARDS[suit].__getitem__, positions))))
     for j, (spec, rank, how_many, naturals) in enumerate(sets):
         fillers = set_fillers.get(j, [])
-        natural_fill = [c for c in fillers if not problem.rules.is_wild(c) and c.rank == rank]
+        natural_fill = [c for c in fillers if not rules.is_wild(c) and c.rank == rank]
         wild_fill = [c for c in fillers if c not in natural_fill]
-        melds += _set_melds(spec.kind, spec.size, rank, how_many, naturals + natural_fill, wild_fill, problem.rules)
-    return Solution(tuple(melds), sorted_cards(missing), optimal)
+        melds += _set_melds(spec.kind, spec.size, rank, how_many, naturals + natural_fill, wild_fill, rules)
+    return melds
 
 
 def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver, optimal: bool,
                strict_deck: bool) -> Solution:
     if problem.counted_by_window:
         return translate_by_window(problem, built, solver, optimal)
-    rules = problem.rules
     value = var_values(solver)
-    wild_pool = wilds_used(built, solver)
-    spare = Spare(problem)
-    missing: list[Card] = []
-    melds: list[PlacedMeld] = []
+    placer = _SlotPlacer(problem, wilds_used(built, solver))
+    run_wilds = sum(value(group.wilds) for group in built.windows if group.per_window is None)
+    for (suit, positions, naturals), wild_count in _window_runs(built, solver):
+        if wild_count is None:  # no per-meld limits: any gap takes any wild card
+            wild_count = min(run_wilds, len(positions) - len(naturals))
+            run_wilds -= wild_count
+        placer.run(suit, positions, naturals, wild_count)
+    for slot in built.runs:
+        suit = next(s for s, v in slot.suit.items() if value(v))
+        covered = [p for p in problem.positions if solver.value(slot.covers[p])]
+        natural_at = {p: card for (card, p), u in slot.uses.items() if value(u)}
+        wild_gaps = [p for p in covered if value(slot.wild_at[p])] if strict_deck else None
+        placer.run(suit, covered, natural_at, value(slot.wilds), wild_gaps)
+    for group in built.sets:
+        placer.sets(group, value)
+    assert not placer.wild_pool, "every wild card the model used has a place"
+    return Solution(tuple(placer.melds), sorted_cards(placer.missing), optimal)
 
-    def missing_card(card: Card) -> Card:
-        if spare[card] <= 0:
+
+class _SlotPlacer:
+    """The melds of a slot model's answer, built one by one: the hand's wild cards the model
+    used, taken in order, and missing cards while the deck can spare them."""
+
+    def __init__(self, problem: Problem, wild_pool: list[Card]) -> None:
+        self.rules = problem.rules
+        self.spare = Spare(problem)
+        self.wild_pool = wild_pool
+        self.missing: list[Card] = []
+        self.melds: list[PlacedMeld] = []
+
+    def missing_card(self, card: Card) -> Card:
+        if self.spare[card] <= 0:
             raise DeckTooSmall(card)
-        spare[card] -= 1
-        missing.append(card)
+        self.spare[card] -= 1
+        self.missing.append(card)
         return card
 
-    def place_run(suit: Suit, covered: list[int], natural_at: dict[int, Card], hand_wilds: int,
-                  wild_gaps: list[int] | None = None) -> None:
+    def run(self, suit: Suit, covered: list[int], natural_at: dict[int, Card], hand_wilds: int,
+            wild_gaps: list[int] | None = None) -> None:
         """One run: naturals where the model put them, the hand's wilds in ``hand_wilds`` gaps
         (``wild_gaps`` when the model chose them, else where a missing card is scarcest) and
         missing cards in the rest."""
@@ -389,8 +460,8 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
         if wild_gaps is None:
             # Where 2s are always wild the 2's place takes a wild first: a missing 2 there would
             # be one more wild card than the model's per-meld limits counted.
-            wild_gaps = sorted(gaps, key=lambda p: (not (rules.deuces_always_wild and p == DEUCE),
-                                                    spare[card_at(p, suit)], p))[:hand_wilds]
+            wild_gaps = sorted(gaps, key=lambda p: (not (self.rules.deuces_always_wild and p == DEUCE),
+                                                    self.spare[card_at(p, suit)], p))[:hand_wilds]
         cards, stands_for = [], []
         for p in covered:
             meaning = card_at(p, suit)
@@ -398,29 +469,18 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
                 card = natural_at[p]
             elif p in wild_gaps:
                 if hand_wilds:
-                    card, hand_wilds = wild_pool.pop(0), hand_wilds - 1
+                    card, hand_wilds = self.wild_pool.pop(0), hand_wilds - 1
                 else:
-                    card = missing_card(JOKER)
+                    card = self.missing_card(JOKER)
             else:
-                card = missing_card(meaning)
+                card = self.missing_card(meaning)
             cards.append(card)
             stands_for.append(meaning)
-        melds.append(PlacedMeld(MeldKind.RUN, tuple(cards), tuple(stands_for)))
+        self.melds.append(PlacedMeld(MeldKind.RUN, tuple(cards), tuple(stands_for)))
 
-    run_wilds = sum(value(group.wilds) for group in built.windows if group.per_window is None)
-    for (suit, positions, naturals), wild_count in _window_runs(built, solver):
-        if wild_count is None:  # no per-meld limits: any gap takes any wild card
-            wild_count = min(run_wilds, len(positions) - len(naturals))
-            run_wilds -= wild_count
-        place_run(suit, positions, naturals, wild_count)
-    for slot in built.runs:
-        suit = next(s for s, v in slot.suit.items() if value(v))
-        covered = [p for p in problem.positions if solver.value(slot.covers[p])]
-        natural_at = {p: card for (card, p), u in slot.uses.items() if value(u)}
-        wild_gaps = [p for p in covered if value(slot.wild_at[p])] if strict_deck else None
-        place_run(suit, covered, natural_at, value(slot.wilds), wild_gaps)
-
-    for group in built.sets:
+    def sets(self, group: SetGroup, value: Callable[[cp_model.IntVar], int]) -> None:
+        """The sets of one contract size: per rank, its naturals, the missing naturals the model
+        counted (the most plentiful), the hand's wild cards and missing jokers."""
         for rank, count_var in group.count.items():
             how_many = value(count_var)
             if not how_many:
@@ -430,13 +490,11 @@ def translate_solution(problem: Problem, built: Model, solver: cp_model.CpSolver
             hand_wilds = value(group.wilds[rank])
             missing_naturals = value(group.missing[rank])
             for _ in range(missing_naturals):
-                naturals.append(missing_card(max(_OF_RANK[rank], key=lambda c: spare[c])))
-            wilds = [wild_pool.pop(0) for _ in range(hand_wilds)]
+                naturals.append(self.missing_card(max(_OF_RANK[rank], key=lambda c: self.spare[c])))
+            wilds = [self.wild_pool.pop(0) for _ in range(hand_wilds)]
             if rank in group.missing_jokers:
-                wilds += [missing_card(JOKER) for _ in range(value(group.missing_jokers[rank]))]
-            melds += _set_melds(group.spec.kind, group.spec.size, rank, how_many, naturals, wilds, rules)
-    assert not wild_pool, "every wild card the model used has a place"
-    return Solution(tuple(melds), sorted_cards(missing), optimal)
+                wilds += [self.missing_card(JOKER) for _ in range(value(group.missing_jokers[rank]))]
+            self.melds += _set_melds(group.spec.kind, group.spec.size, rank, how_many, naturals, wilds, self.rules)
 
 
 def _deal_sets(naturals: list[Card], wilds: list[Card], how_many: int, size: int, rules: Rules) -> list[tuple[list[Card], list[Card]]]:

@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ortools.sat.python import cp_model
 
 from analyzer import AdviceError, HandError, advise, analyze
 from analyzer import advice as advice_module
@@ -23,10 +24,8 @@ from analyzer.hand import deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, MeldKind, Rules, preset
-from ortools.sat.python import cp_model
-
-from analyzer.solver.model import Problem, build_model, make_problem
 from analyzer.solver.lay_down import solve_lay_down
+from analyzer.solver.model import Problem, build_model, make_problem
 from analyzer.solver.outs import (
     KnownArrangements,
     MissingBound,

@@ -346,7 +346,7 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
 # ---- the verdict pinned ------------------------------------------------------------------------------
 
 # Seeded verdicts on every preset that buys, recorded with the code of main before the buy verdict
-# was made faster (issue 7): speed-ups must not change a figure, the reason or the simulated play
+# was made faster: speed-ups must not change a figure, the reason or the simulated play
 # behind them. A short horizon and few rollouts keep them cheap; the first three cases have the
 # default settings, one is the exact enumeration and five are go-out rounds (ill-buy-it 8, pagat 7,
 # shanghai 7, kolsov 10) or the never-discard-to-go-out rules (shanghai-powe). The shanghai-powe

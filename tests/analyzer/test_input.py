@@ -1,4 +1,4 @@
-"""Every input a player, a house-rules file or a Python caller can give (issue 8): refused with one
+"""Every input a player, a house-rules file or a Python caller can give: refused with one
 line and exit status 2 on the command line (130 for Ctrl-C), or with the documented exception in
 the API, within a few seconds; never a traceback, a hang or an abort.
 

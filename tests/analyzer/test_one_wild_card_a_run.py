@@ -27,9 +27,9 @@ from analyzer.rules import DeckRule, Rules, SameSuitRuns, check_rules, preset
 from analyzer.solver import model as solver_model
 from analyzer.solver.model import build_model, make_problem
 from analyzer.turn import Moment, hand_sizes
-from tests.strategies import hands_around, same_suit_runs, within_deck
 from tests.analyzer.test_go_out import check_draws
 from tests.analyzer.test_house_rule_properties import check_answer
+from tests.strategies import hands_around, same_suit_runs, within_deck
 
 
 def house(base: str, name: str, **changes: object) -> Rules:

@@ -14,8 +14,8 @@ from analyzer.cards import ALL_CARD_KINDS, Card, Rank, Suit, parse_cards
 from analyzer.result import PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, MeldSpec, RoundRule, Rules, preset
 from analyzer.validate import leftover_points, validate_lay_down
-from tests.strategies import near_contract
 from tests.reference import reference_best, reference_cards_away
+from tests.strategies import near_contract
 
 PROGRESSIVE = preset("progressive")
 MAY_I = preset("may-i")

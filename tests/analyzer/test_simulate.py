@@ -195,7 +195,7 @@ def test_the_same_seed_plays_the_same_round() -> None:
     assert record(7) != record(8)
 
 
-# Seeded tables whose play the speed-ups of issue 7 must not change: every event (kind, seat,
+# Seeded tables whose play the simulator's speed-ups must not change: every event (kind, seat,
 # turn, cards) of each round, hashed by ``events_digest``. The digests were recorded by playing
 # these tables with the same function on main at e417a7d, before those speed-ups (the go-out
 # round's hands too small to meld the contract, best_turn's bounds); they cover an ordinary

@@ -13,12 +13,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from analyzer import analyze
-from analyzer.turn import Moment, hand_sizes
 from analyzer.cards import Card, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.result import LayDown
 from analyzer.rules import preset
 from analyzer.solver import solve_lay_down
+from analyzer.turn import Moment, hand_sizes
 from analyzer.validate import leftover_points, validate_lay_down
 from tests.reference import reference_best, reference_cards_away, reference_fewest_extras
 from tests.strategies import hands, same_suit_runs

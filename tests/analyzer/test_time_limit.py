@@ -25,7 +25,7 @@ from analyzer.solver import find_outs, translate
 from analyzer.solver import outs as outs_search
 from analyzer.solver.work import OutsCutShort
 
-# The example: kolsov round 7, 16 cards, far from three runs; seconds of work in all.
+# The slow case reported: kolsov round 7, 16 cards, far from three runs; seconds of work in all.
 KOLSOV_HAND = "10S 9D 4S 3H 6H 3D 8D KD 4S 4D KC 2S 2H KS KS AD"
 GENEROUS = 120.0
 
@@ -94,7 +94,7 @@ def test_an_expired_deadline_marks_outs_as_cut_short() -> None:
     deadline = Deadline(0.0)
     solver = RoundSolver(rules, 3, rules.deck_for(None), 5.0, deadline=deadline)
     hand = parse_cards("4H 5H 6H 9S 10S JS 2C 7D KD QC")
-    lay_down, outs = solver.outs(hand, before_draw=True)
+    lay_down, _ = solver.outs(hand, before_draw=True)
     assert not solver.outs_complete(hand, before_draw=True)
     assert lay_down.cards_away is not None or not lay_down.proven_optimal
 

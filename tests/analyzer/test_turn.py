@@ -1,4 +1,4 @@
-"""The moment of a turn and the turn's best play, against a brute force and the issue's examples.
+"""The moment of a turn and the turn's best play, against a brute force and worked examples.
 
 The best-play property enumerates every legal lay-down of the hand with the brute-force
 reference and every legal discard after it, so a turn finder that returned nothing, the first
@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 from analyzer import AdviceError, HandError, advise, analyze
 from analyzer.cards import Card, parse_cards
+from analyzer.result import PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import Rules, preset
+from analyzer.rules import MeldKind, Rules, preset
 from analyzer.turn import (
     MOST_BUYS_WHEN_UNLIMITED,
     Moment,
@@ -200,7 +201,7 @@ def test_the_turn_check_catches_wrong_players() -> None:
             check_turn(example, rules, 3, wrong)
 
 
-# ---- the issue's examples ---------------------------------------------------------------------
+# ---- worked examples --------------------------------------------------------------------------
 
 
 def test_the_old_example_goes_out_by_discarding_a_natural_card() -> None:
@@ -307,6 +308,16 @@ def test_a_kept_card_that_extends_a_meld_can_be_laid_off_later() -> None:
     assert len(lay_off_targets(Card.parse("JK"), melds, rules)) == 2  # a joker goes anywhere
     sets = analyze("KC KD KH 2S 3S 4S 5S", "progressive", 2, moment="before-draw").melds
     assert [m.kind.value for m in lay_off_targets(Card.parse("KS"), sets, rules)] == ["set"]
+
+
+def test_a_wild_card_is_laid_off_where_the_validator_sees_room_for_one() -> None:
+    # 2s wild, two wild cards a meld: in a set of 2s a 2 is natural whichever 2 it stands for
+    # (docs/lay-down.md), so this set holds one wild card, the joker, and has room for another.
+    rules = dataclasses.replace(preset("eveleigh"), max_wilds_per_meld=2)
+    twos = PlacedMeld(MeldKind.SET, parse_cards("2H 2C JK"), parse_cards("2H 2D 2S"))
+    assert lay_off_targets(Card.parse("JK"), [twos], rules) == [twos]
+    full = PlacedMeld(MeldKind.SET, parse_cards("2H 2C JK JK"), parse_cards("2H 2D 2S 2C"))
+    assert lay_off_targets(Card.parse("JK"), [full], rules) == []
 
 
 # ---- go-out rounds, as the player reads them ----------------------------------------------------

@@ -16,8 +16,8 @@ from analyzer.cards import JOKER, Card, Suit, parse_cards
 from analyzer.result import PlacedMeld
 from analyzer.rules import DeckRule, MeldKind, Rules, SameSuitRuns, preset
 from analyzer.validate import leftover_points, validate_lay_down
-from tests.strategies import near_contract
 from tests.reference import reference_best, reference_lay_downs
+from tests.strategies import near_contract
 
 PROGRESSIVE = preset("progressive")
 MAY_I = preset("may-i")

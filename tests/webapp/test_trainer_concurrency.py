@@ -43,7 +43,7 @@ def at_once(jobs: list[Callable[[], Any]]) -> list[Any]:
 def tab_of(app: Flask, client: FlaskClient) -> FlaskClient:
     """Another tab of the same browser: a new client with the same cookies."""
     tab = app.test_client()
-    for cookie in client._cookies.values():  # noqa: SLF001 - Flask's cookie jar has no public copy
+    for cookie in client._cookies.values():
         tab.set_cookie(cookie.key, cookie.value, domain=cookie.domain, path=cookie.path)
     return tab
 

@@ -25,9 +25,8 @@ from webapp.puzzle_ratings import puzzle_ratings
 
 def ratings_now(app: Flask) -> dict[str, float]:
     """What /practice would choose from at this moment, through the app's copy."""
-    with app.test_request_context():
-        with transaction() as db:
-            return dict(puzzle_ratings().current(db))
+    with app.test_request_context(), transaction() as db:
+        return dict(puzzle_ratings().current(db))
 
 
 def table(app: Flask) -> dict[str, float]:
@@ -55,10 +54,9 @@ def test_another_process_answers_are_seen_within_the_max_age(tmp_path: Path,
     client = app.test_client()
     assert answer(client, DISCARD, card=DISCARD.answers[0]).status_code == 200
     ours = ratings_now(app)[DISCARD.id]
-    with app.app_context():  # another process's answer, as far as this one can tell
-        with transaction() as db:
-            db.execute(update(PuzzleRating).where(PuzzleRating.puzzle_id == DISCARD.id)
-                       .values(rating=ours + 40))
+    # another process's answer, as far as this one can tell
+    with app.app_context(), transaction() as db:
+        db.execute(update(PuzzleRating).where(PuzzleRating.puzzle_id == DISCARD.id).values(rating=ours + 40))
     assert ratings_now(app)[DISCARD.id] == ours  # the copy is younger than 5 s
     later = time.monotonic() + 5.0
     monkeypatch.setattr(time, "monotonic", lambda: later)
@@ -70,9 +68,9 @@ def test_a_block_stops_a_puzzle_at_once_whatever_the_copy(tmp_path: Path) -> Non
     client = app.test_client()
     fields = form_of(client, f"/puzzles/{BUY.id}")
     ratings_now(app)
-    with app.app_context():  # a block committed by another process (the reports command)
-        with transaction() as db:
-            db.add(Report(puzzle_id=BUY.id, reason="elsewhere", state="blocked"))
+    # a block committed by another process (the reports command)
+    with app.app_context(), transaction() as db:
+        db.add(Report(puzzle_id=BUY.id, reason="elsewhere", state="blocked"))
     assert client.get(f"/puzzles/{BUY.id}").status_code == 404
     assert answer(client, BUY, fields, choice="buy").status_code == 400
     for _ in range(20):
@@ -159,7 +157,7 @@ def test_kept_parts_are_the_puzzles_alone(tmp_path: Path, puzzle: Any) -> None:
         {"choice": "buy"} if puzzle.kind == "buy" else {"cannot": "1"})
     results = [answer(client, puzzle, fields, **given) for client, fields in zip((first, second), tokens)]
     assert [result.status_code for result in results] == [200, 200]
-    solutions = [re.search(r'<section class="solution">.*?</section>', result.text, re.S) for result in results]
+    solutions = [re.search(r'<section class="solution">.*?</section>', result.text, re.DOTALL) for result in results]
     assert solutions[0] and solutions[1] and solutions[0].group() == solutions[1].group()
 
 

@@ -64,7 +64,7 @@ def test_the_default_database_lives_in_the_instance_folder(tmp_path: Path, monke
 
 def _queued(turns: WriterTurns, waiting: int) -> None:
     deadline = time.monotonic() + 10
-    while len(turns._queue) < waiting:  # noqa: SLF001 (the test waits until a thread has queued)
+    while len(turns._queue) < waiting:
         assert time.monotonic() < deadline, "a writer never queued"
         time.sleep(0.001)
 

@@ -74,7 +74,7 @@ def test_a_hand_with_no_legal_play_this_turn_shows_the_witness_play_and_its_disc
                                                  "rules": "shanghai-powe", "round": 5}).get_json()
     html = page(client, hand="10S 10D 4H 2H 5C 3H 10H 5H KC 5D 5H", rules="shanghai-powe", round="5").text
     assert answered["cards_away"] == 1 and len(answered["missing"]) == 1
-    played = re.search(r'<p class="play">(.*?)</p>', html, re.S)
+    played = re.search(r'<p class="play">(.*?)</p>', html, re.DOTALL)
     assert played and "and discard" in played.group(1)
     shown = re.findall(r'data-card="([^"]+)"', played.group(1))
     held = set(answered["hand"]) | set(answered["missing"])
