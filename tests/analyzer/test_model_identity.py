@@ -4,7 +4,7 @@ Simulated play and the shipped puzzle bank depend on which optimum CP-SAT return
 depends on the model's exact form (variable order, names, coefficients, constraint order) and
 the solver's parameters, not only on what the model means. So speed work on the model builder
 must leave both unchanged: these digests were recorded with the builder of main at c5b0534
-(before the issue 7 rewrite of analyzer/solver/model.py), by running this file as a script
+(before the rewrite of analyzer/solver/model.py for speed), by running this file as a script
 there (``python -m tests.analyzer.test_model_identity`` prints the table below), and the rewritten
 builder must give the same digests. A deliberate change of the model records them again, in its
 own commit that says why: on 2026-11-24 the runs of the one-wild-a-meld presets (``shanghai``,
