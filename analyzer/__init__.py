@@ -36,7 +36,7 @@ _HOMES = {
     "analyzer.api": ("advise", "analyze"),
     "analyzer.arguments": ("OptionError",),
     "analyzer.command": ("end_on_interrupt",),
-    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyOption", "Verdict"),
+    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyObjective", "BuyOption", "Verdict"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_span", "wild_cards"),
@@ -63,6 +63,7 @@ __all__ = [
     "Advice",
     "AdviceError",
     "BuyAdvice",
+    "BuyObjective",
     "BuyOption",
     "Card",
     "CardError",
@@ -127,7 +128,7 @@ if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
     from analyzer.api import advise, analyze
     from analyzer.arguments import OptionError
-    from analyzer.buy import AdviceError, BuyAdvice, BuyOption, Verdict
+    from analyzer.buy import AdviceError, BuyAdvice, BuyObjective, BuyOption, Verdict
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand

@@ -33,6 +33,7 @@ from analyzer.buy import (
     DEFAULT_TURN,
     AdviceError,
     BuyAdvice,
+    BuyObjective,
     buy_verdict,
     check_buy_allowed,
     check_simulation,
@@ -139,6 +140,7 @@ def advise(
     bought_last: bool = False,
     moment: Moment | str | None = None,
     turn: int = DEFAULT_TURN,
+    buy_objective: BuyObjective = BuyObjective.AGAINST_TABLE,
 ) -> Advice:
     """The hand's lay-down and outs; with ``discards`` the discard table; with ``buy`` (the
     offered discard) the comparison of passing with buying it.
@@ -148,7 +150,8 @@ def advise(
     largest deck). ``buys_used`` and ``bought_last`` tell whether the rules still allow a buy.
     ``time_limit`` bounds the whole answer (None: the analyser's default): what it leaves
     undone is said in ``outs_complete``, ``unranked`` and ``unfinished``, and in the buy
-    verdict's ``finished``, never dropped. ``moment``: where the hand
+    verdict's ``finished``, never dropped. ``buy_objective``: what the buy verdict compares (the
+    player's points against the table's, or its own alone). ``moment``: where the hand
     stands in its turn, ``"before-draw"`` or ``"after-draw"`` (None: told from its size); a buy
     is asked before the draw.
 
@@ -196,7 +199,8 @@ def advise(
     buy_advice = None
     if offered is not None:
         buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
-                                 turn=turn, buys_used=buys_used, bought_last=bought_last)
+                                 turn=turn, buys_used=buys_used, bought_last=bought_last,
+                                 objective=buy_objective)
     unfinished = _unfinished(analyser, outs_complete, unranked, buy_advice)
     return Advice(shown, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice,
                   outs_complete, unranked, unfinished)

@@ -1,6 +1,7 @@
 """Should you buy the offered discard? Passing and buying compared over the rest of the round by
-a simulated player, the other players going out as often as self-play says they do
-(docs/advice.md defines the model and every number)."""
+a simulated player, the other players going out as often as self-play says they do, by the
+score that decides games: the player's points less the other players' mean points when the
+round ends (docs/advice.md defines the model and every number)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,8 @@ MAX_TURN = 60
 MAX_OWN_TURNS = 60  # a round nobody has gone out of by then is scored as it stands...
 MIN_SURVIVAL = 0.002  # ...as is one this unlikely to last any longer
 MAX_ROLLOUTS = 100_000
-MARGIN_POINTS = 3.0  # a verdict needs the expected points to differ by at least this...
-MARGIN_SHARE = 0.10  # ...or by this share of passing's expected points, whichever is larger
+MARGIN_POINTS = 3.0  # a verdict needs the compared points to differ by more than this...
+MARGIN_SHARE = 0.10  # ...or by this share of passing's compared points (their size), whichever is larger
 EXACT_LIMIT = 400  # most draw sequences the exact enumeration may visit (about a second)
 ROLLOUT_THREADS = SOLVER_THREADS  # simulated rounds played at once, as the solver's hands elsewhere
 
@@ -52,6 +53,13 @@ R = TypeVar("R")
 
 class AdviceError(ValueError):
     """A question the advice cannot answer as asked: a buy the rules forbid, a bad horizon..."""
+
+
+class BuyObjective(enum.Enum):
+    """What the verdict compares between passing and buying, at the end of the round."""
+
+    AGAINST_TABLE = "against the table"  # the player's points less the other players' mean points
+    OWN_POINTS = "own points"  # the player's points alone (the verdict before the table counted)
 
 
 class Verdict(enum.Enum):
@@ -71,6 +79,12 @@ class BuyOption:
     lay_down_probability: float  # of having laid the contract down when the round ends
     expected_points: float  # penalty points caught in hand when the round ends (0: went out first)
     go_out_probability: float  # of going out first
+    opponent_points: float = math.nan  # the other players' mean points when the round ends
+
+    @property
+    def relative_points(self) -> float:
+        """The player's points less the others' mean: the score that decides games (lower is better)."""
+        return self.expected_points - self.opponent_points
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +92,8 @@ class BuyOption:
             "lay_down_probability": _rounded(self.lay_down_probability, 4),
             "go_out_probability": _rounded(self.go_out_probability, 4),
             "expected_points": _rounded(self.expected_points, 2),
+            "opponent_points": _rounded(self.opponent_points, 2),
+            "relative_points": _rounded(self.relative_points, 2),
         }
 
 
@@ -95,7 +111,7 @@ class BuyAdvice:
     passing: BuyOption
     buying: BuyOption
     verdict: Verdict
-    difference: float  # buying's expected points less passing's (negative: buying holds fewer)
+    difference: float  # buying's compared points less passing's (negative: buying does better)
     margin: float  # |difference| at most this is a close call
     std_error: float | None  # of the difference (Monte Carlo); None when exact
     reason: str
@@ -108,6 +124,7 @@ class BuyAdvice:
     # Not in ``to_dict``: the advice's ``buy_finished`` and ``unfinished`` carry them.
     finished: bool = True  # False: the time budget stopped the simulation early (``stopped`` says where)
     stopped: str = ""  # in words, when not finished
+    objective: BuyObjective = BuyObjective.AGAINST_TABLE  # what ``difference`` and ``margin`` compare
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -126,6 +143,7 @@ class BuyAdvice:
             "rollouts": self.rollouts,
             "seed": self.seed,
             "method": self.method,
+            "objective": self.objective.value,
         }
 
 
@@ -171,6 +189,10 @@ class _Score:
     points: float  # expected points caught in hand when the round ends (0 once the player is out)
     went_out: float  # chance it goes out first
     laid_down: float  # chance it has laid down when the round ends
+    others: float  # the other players' expected mean points when the round ends
+
+    def compared(self, objective: BuyObjective) -> float:
+        return self.points - self.others if objective is BuyObjective.AGAINST_TABLE else self.points
 
 
 class _Rest:
@@ -178,6 +200,8 @@ class _Rest:
     ``SimulatedPlayer`` drawing from a shuffled stock of the unseen cards; the other players
     discard unseen cards, which it may buy as the rules allow (all but the player just before
     it, whose discard it could take in turn), and go out with the chances self-play measured.
+    When the round ends each other player still in holds the points self-play measured for a
+    player still in play on that turn; the one who went out, if not the player, holds none.
 
     Whether another player has gone out does not depend on the player's cards, so a simulated
     stock is played until the player goes out, and every own turn is weighed by the chance that
@@ -190,6 +214,8 @@ class _Rest:
         self.rules = player.rules
         self.penalty = self.rules.buy_penalty_in(player.round_number)
         self.offers = max(0, players - 2)  # discards between own turns it may buy
+        # When another player goes out the rest of the others hold their points; the winner none.
+        self.share = (players - 2) / (players - 1)
         # survival[j]: nobody else has gone out before own turn j + 1 (the player just before
         # plays first; between two own turns every other player plays once).
         survival = [1 - going_out.chance(turn)]
@@ -199,6 +225,9 @@ class _Rest:
             survival.append(survival[-1] * (1 - going_out.chance(now)) ** (players - 2)
                             * (1 - going_out.chance(now + 1)))
         self.survival = tuple(survival)
+        # held[j]: the points another player still in holds when the round ends at own turn j + 1
+        # (the last: after the last turn played).
+        self.held = tuple(going_out.points(turn + j) for j in range(len(survival) + 1))
 
     def play(self, player: SimulatedPlayer, state: PlayerState, pile: Sequence[Card], buys_left: int | None,
              bought_last: bool) -> _Score:
@@ -206,8 +235,9 @@ class _Rest:
         copies ``for_one_round``): own draws and penalty cards from its front, the others'
         discards from its back."""
         front, back = 0, len(pile)
-        points = laid = 0.0
+        points = laid = others = 0.0
         alive = 1.0  # nobody else has gone out yet
+        last = len(self.survival)  # the turn the round is scored at if nobody goes out
         for played, survive in enumerate(self.survival):
             if player.solver.expired:
                 break  # past the deadline: this round will not be counted (``buy_verdict``)
@@ -215,16 +245,18 @@ class _Rest:
             held = player.solver.points(state.held)
             points += (alive - survive) * held
             laid += (alive - survive) * state.laid_down
+            others += (alive - survive) * self.share * self.held[played]
             alive = survive
             if front >= back:
+                last = played
                 break  # the stock is spent: the round is scored as it stands
             drawn = pile[front]
             front += 1
             turns_left = None if self.horizon is None else self.horizon - played
             result = player.play_turn(state, drawn, turns_left)
             state = result.state
-            if result.went_out:
-                return _Score(points, alive, laid + alive)
+            if result.went_out:  # every other player is caught with its hand
+                return _Score(points, alive, laid + alive, others + alive * self.held[played])
             for _ in range(self.offers if played + 1 < len(self.survival) else 0):
                 if back - front <= self.penalty:
                     break
@@ -237,11 +269,14 @@ class _Rest:
                     buys_left = None if buys_left is None else buys_left - 1
                     bought_last = True
         # The horizon, or so late that the round is all but surely over: scored as it stands.
-        return _Score(points + alive * player.solver.points(state.held), 0.0, laid + alive * state.laid_down)
+        return _Score(points + alive * player.solver.points(state.held), 0.0, laid + alive * state.laid_down,
+                      others + alive * self.held[last])
 
 
 def _margin(pass_points: float) -> float:
-    return max(MARGIN_POINTS, MARGIN_SHARE * pass_points)
+    """A close call's margin for passing's compared points: negative ones (against the table,
+    passing that makes the others pay) are as large as positive ones."""
+    return max(MARGIN_POINTS, MARGIN_SHARE * abs(pass_points))
 
 
 def _std_error(passing: Sequence[float], buying: Sequence[float]) -> float | None:
@@ -285,8 +320,10 @@ def _tree_size(kinds: int, turns: int, blind: int) -> int:
 
 def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, unseen: dict[Card, int],
                 horizon: int | None, rollouts: int, seed: int, *, players: int | None = None,
-                turn: int = DEFAULT_TURN, buys_used: int = 0, bought_last: bool = False) -> BuyAdvice:
-    """Passing and buying ``offered`` compared for the hand ``cards`` before its draw.
+                turn: int = DEFAULT_TURN, buys_used: int = 0, bought_last: bool = False,
+                objective: BuyObjective = BuyObjective.AGAINST_TABLE) -> BuyAdvice:
+    """Passing and buying ``offered`` compared for the hand ``cards`` before its draw, by
+    ``objective``: the player's points less the others' mean (the default), or its own alone.
 
     A pure function of its inputs whenever it is ``finished``: the rollouts are seeded, the
     other players' chances come from a table or from self-play bounded by deterministic work,
@@ -316,7 +353,7 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
         if analyser.expired:
             stopped = ("the buy verdict was not finished within the time limit: the exact count of every "
                        "draw was cut short")
-            passing = buying = (math.nan, math.nan, math.nan)
+            passing = buying = (math.nan, math.nan, math.nan, math.nan)
     else:
         method = "monte-carlo"
         # Common random numbers: in each round both options see the same stock, the same
@@ -352,7 +389,7 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
                 done += 1
                 scores["pass"].append(pass_score)
                 scores["buy"].append(buy_score)
-                running.add(pass_score.points, buy_score.points)
+                running.add(pass_score.compared(objective), buy_score.compared(objective))
                 if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
                     break
         used_rollouts = len(scores["pass"])
@@ -361,24 +398,28 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
                        f"at the time limit" + ("" if used_rollouts >= MIN_ROLLOUTS else
                                                f" (fewer than the {MIN_ROLLOUTS} it takes to settle a verdict)"))
         if not used_rollouts:
-            passing = buying = (math.nan, math.nan, math.nan)
+            passing = buying = (math.nan, math.nan, math.nan, math.nan)
         else:
             passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
-        std_error = _std_error([s.points for s in scores["pass"]], [s.points for s in scores["buy"]])
+        std_error = _std_error([s.compared(objective) for s in scores["pass"]],
+                               [s.compared(objective) for s in scores["buy"]])
 
-    difference = buying[2] - passing[2]
-    margin = _margin(passing[2])
+    def compared(option: tuple[float, float, float, float]) -> float:
+        return option[2] - option[3] if objective is BuyObjective.AGAINST_TABLE else option[2]
+
+    difference = compared(buying) - compared(passing)
+    margin = _margin(compared(passing))
     verdict = Verdict.BUY if difference < -margin else Verdict.PASS if difference > margin else Verdict.CLOSE_CALL
     if stopped and (method == "exact" or used_rollouts == 0):
         verdict = Verdict.UNDECIDED
-    passing_option = BuyOption(len(cards), passing[0], passing[2], passing[1])
-    buying_option = BuyOption(len(bought) + penalty, buying[0], buying[2], buying[1])
+    passing_option = BuyOption(len(cards), passing[0], passing[2], passing[1], passing[3])
+    buying_option = BuyOption(len(bought) + penalty, buying[0], buying[2], buying[1], buying[3])
     mean_stock = sum(rules.points_of(c) * n for c, n in stock.items()) / max(1, sum(stock.values()))
     reason = stopped[0].upper() + stopped[1:] + "." if verdict is Verdict.UNDECIDED else \
         _reason(analyser, cards, offered, penalty, mean_stock, horizon, passing_option, buying_option)
     return BuyAdvice(offered, penalty, passing_option, buying_option, verdict, difference, margin,
                      std_error, reason, horizon, used_rollouts, seed, method, turn, seats,
-                     finished=not stopped, stopped=stopped)
+                     finished=not stopped, stopped=stopped, objective=objective)
 
 
 def _side_by_side(play: Callable[[T], R], items: Iterable[T], stop: Callable[[], bool]) -> Generator[R, None, None]:
@@ -403,27 +444,27 @@ def _side_by_side(play: Callable[[T], R], items: Iterable[T], stop: Callable[[],
                 future.cancel()
 
 
-def _summary(scores: Sequence[_Score]) -> tuple[float, float, float]:
-    """(chance of having laid down, chance of going out first, mean points)."""
+def _summary(scores: Sequence[_Score]) -> tuple[float, float, float, float]:
+    """(chance of having laid down, chance of going out first, mean points, the others' mean points)."""
     return (statistics.fmean(s.laid_down for s in scores), statistics.fmean(s.went_out for s in scores),
-            statistics.fmean(s.points for s in scores))
+            statistics.fmean(s.points for s in scores), statistics.fmean(s.others for s in scores))
 
 
-def _exact(rest: _Rest, state: PlayerState, stock: Counter[Card], blind: int) -> tuple[float, float, float]:
-    """A horizon of one own turn, exactly: (chance of laying down, of going out, mean points).
-    The player just before may go out first; else every draw (after ``blind`` penalty cards)
-    weighted by its unseen copies."""
+def _exact(rest: _Rest, state: PlayerState, stock: Counter[Card], blind: int) -> tuple[float, float, float, float]:
+    """A horizon of one own turn, exactly: (chance of laying down, of going out, mean points, the
+    others' mean points). The player just before may go out first; else every draw (after
+    ``blind`` penalty cards) weighted by its unseen copies."""
     player = rest.player
     total = sum(stock.values())
     if blind:
-        laid = out = points = 0.0
+        laid = out = points = others = 0.0
         for card in [c for c in ALL_CARD_KINDS if stock[c]]:
             weight = stock[card] / total
             stock[card] -= 1
-            a, b, c = _exact(rest, player.with_cards(state, (card,)), stock, blind - 1)
+            a, b, c, d = _exact(rest, player.with_cards(state, (card,)), stock, blind - 1)
             stock[card] += 1
-            laid, out, points = laid + weight * a, out + weight * b, points + weight * c
-        return laid, out, points
+            laid, out, points, others = laid + weight * a, out + weight * b, points + weight * c, others + weight * d
+        return laid, out, points, others
     first = 1 - rest.survival[0]  # the player just before goes out first
     laid = out = points = 0.0
     for card in [c for c in ALL_CARD_KINDS if stock[c]]:
@@ -433,7 +474,10 @@ def _exact(rest: _Rest, state: PlayerState, stock: Counter[Card], blind: int) ->
         out += weight * result.went_out
         points += weight * (0 if result.went_out else player.solver.points(result.state.held))
     held = player.solver.points(state.held)
-    return (1 - first) * laid, (1 - first) * out, first * held + (1 - first) * points
+    # As ``_Rest.play``: the others hold their points of this turn when the round ends before it
+    # or by the player going out on it, else those of the turn after (the round scored as it stands).
+    others = first * rest.share * rest.held[0] + (1 - first) * (out * rest.held[0] + (1 - out) * rest.held[1])
+    return (1 - first) * laid, (1 - first) * out, first * held + (1 - first) * points, others
 
 
 # ---- the reason -----------------------------------------------------------------------------------
@@ -517,6 +561,7 @@ __all__ = [
     "DEFAULT_TURN",
     "AdviceError",
     "BuyAdvice",
+    "BuyObjective",
     "BuyOption",
     "Verdict",
     "buy_verdict",

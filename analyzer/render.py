@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from analyzer.advice import Advice, DiscardRow
-from analyzer.buy import BuyAdvice, Verdict
+from analyzer.buy import BuyAdvice, BuyObjective, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.question import DEFAULT_RULES
 from analyzer.result import LayDown, PlacedMeld
@@ -190,33 +190,46 @@ def _discard_cells(row: DiscardRow, best: list[DiscardRow], tied: set[int]) -> t
 
 
 def _buy_lines(buy: BuyAdvice) -> str:
-    """Passing and buying side by side, the verdict and its reason."""
+    """Passing and buying side by side, the verdict (saying what it compares) and its reason."""
     how = ("exact" if buy.method == "exact"
            else f"{buy.rollouts} simulated rounds, seed {buy.seed}")
     until = ("to the end of the round" if buy.horizon is None
              else f"over at most {_plural(buy.horizon, 'turn')} of yours")
     penalty = _plural(buy.penalty_cards, "penalty card") if buy.penalty_cards else "no penalty card"
-    header = ("", "cards", "lays down", "goes out first", "points held")
+    header = ("", "cards", "lays down", "goes out first", "points held", "others hold", "against table")
     cells = [(name, str(option.hand_size), f"{option.lay_down_probability:.0%}",
-              f"{option.go_out_probability:.0%}", f"{option.expected_points:.1f}")
+              f"{option.go_out_probability:.0%}", f"{option.expected_points:.1f}",
+              f"{option.opponent_points:.1f}", f"{option.relative_points:+.1f}")
              for name, option in (("pass", buy.passing), ("buy", buy.buying))]
     widths = [max(len(text) for text in column) for column in zip(header, *cells)]
     table = ["  " + "  ".join(f"{text:<{w}}" if i == 0 else f"{text:>{w}}" for i, (text, w) in
                               enumerate(zip(line, widths))) for line in (header, *cells)]
     spread = f" ±{buy.std_error:.1f}" if buy.std_error is not None else ""
     change = abs(buy.difference)
-    verdict = {
-        Verdict.BUY: f"BUY: buying leaves you holding {change:.1f}{spread} fewer points on average",
-        Verdict.PASS: f"PASS: buying leaves you holding {change:.1f}{spread} more points on average",
-        Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
-        Verdict.UNDECIDED: "UNDECIDED: the time limit came before a verdict",
-    }[buy.verdict]
+    if buy.objective is BuyObjective.AGAINST_TABLE:
+        verdict = {
+            Verdict.BUY: f"BUY: buying leaves you {change:.1f}{spread} points better off against the table",
+            Verdict.PASS: f"PASS: buying leaves you {change:.1f}{spread} points worse off against the table",
+            Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points against the table",
+            Verdict.UNDECIDED: "UNDECIDED: the time limit came before a verdict",
+        }[buy.verdict]
+        compared = ("(against the table: your points less the other players' mean when the round ends; "
+                    "lower is better)")
+    else:
+        verdict = {
+            Verdict.BUY: f"BUY: buying leaves you holding {change:.1f}{spread} fewer points on average",
+            Verdict.PASS: f"PASS: buying leaves you holding {change:.1f}{spread} more points on average",
+            Verdict.CLOSE_CALL: f"CLOSE CALL: the two differ by {change:.1f}{spread} points on average",
+            Verdict.UNDECIDED: "UNDECIDED: the time limit came before a verdict",
+        }[buy.verdict]
+        compared = "(compared by your own points held alone)"
     if buy.verdict is Verdict.UNDECIDED:
         table = []
     return "\n".join([
         (f"Buy the {buy.offered.face}? With {penalty}, from your turn {buy.turn} {until}, {buy.players} players "
         f"({how}):"),
         *table,
+        *([] if buy.verdict is Verdict.UNDECIDED else [f"  {compared}"]),
         f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
         f"Why: {buy.reason}",
     ])

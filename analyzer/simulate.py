@@ -861,13 +861,21 @@ class Table:
 @dataclass(frozen=True)
 class GoingOut:
     """Another player's chance of going out on its ``n``-th turn of the round, having not gone
-    out before: ``chances[n - 1]`` (the last applies to every later turn). Measured by self-play."""
+    out before: ``chances[n - 1]`` (the last applies to every later turn); and the mean penalty
+    points held by a player still in play after its ``n``-th turn: ``held[n - 1]`` (the points
+    it would pay if the round ended then). Measured by self-play."""
 
     chances: tuple[float, ...]
     games: int
+    held: tuple[float, ...] = ()
 
     def chance(self, turn: int) -> float:
         return self.chances[min(turn, len(self.chances)) - 1]
+
+    def points(self, turn: int) -> float:
+        """The mean points held by a player still in play after its ``turn``-th turn (0: its
+        dealt hand, before its first turn, is taken as after its first)."""
+        return self.held[max(1, min(turn, len(self.held))) - 1]
 
 
 # Rule fields added after the going-out table was measured, with their defaults: left out of
@@ -892,14 +900,25 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
     the players who went out on their ``n``-th turn over those who played an ``n``-th turn
     (rounds end when the first goes out: the others count as still in play up to then). Turns
     with fewer than ``MIN_AT_RISK`` players in play are pooled with all later ones, and the
-    chances are made non-decreasing by pooling neighbours (weighted isotonic regression)."""
+    chances are made non-decreasing by pooling neighbours (weighted isotonic regression).
+
+    The points held on a turn are the mean penalty points in hand of the players who played an
+    ``n``-th turn and did not go out on it, right after it; turns pooled as the chances' tail."""
     player = SimulatedPlayer(RoundSolver(rules, round_number, rules.deck_for(players), NO_TIME_LIMIT, work=work))
     at_risk: Counter[int] = Counter()
     out: Counter[int] = Counter()
+    still_in: Counter[int] = Counter()  # players who played an n-th turn and did not go out on it...
+    points_held: Counter[int] = Counter()  # ...and the points they held after it, summed
     for game in range(games):
         table = Table.deal(rules, round_number, players, seed * 100_003 + game, [player] * players)
         table.max_turns = MEASURE_TURNS_EACH * players
-        outcome = table.play()
+        while not table.finished:
+            seat, before = table.current, table.turns[table.current]
+            table.play_turn()
+            if table.turns[seat] > before and table.winner != seat:
+                still_in[table.turns[seat]] += 1
+                points_held[table.turns[seat]] += sum(rules.points_of(c) for c in table.hands[seat])
+        outcome = table.outcome()
         for seat, turns in enumerate(outcome.turns):
             for n in range(1, turns + 1):
                 at_risk[n] += 1
@@ -918,7 +937,12 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
         if tail:
             break
     chances = [block[0] / block[1] for block in blocks for _ in range(block[2])]
-    return GoingOut(tuple(round(c, 4) for c in chances) or (0.0,), games)
+    held: list[float] = []
+    for n in range(1, len(chances) + 1):
+        span = range(n, last + 1) if n == len(chances) else range(n, n + 1)  # the last turn: the pooled tail
+        count = sum(still_in[m] for m in span)
+        held.append(sum(points_held[m] for m in span) / count if count else held[-1] if held else 0.0)
+    return GoingOut(tuple(round(c, 4) for c in chances) or (0.0,), games, tuple(round(p, 1) for p in held) or (0.0,))
 
 
 _MEASURED: dict[tuple[str, int, int], GoingOut] = {}
@@ -933,7 +957,7 @@ def going_out_chances(rules: Rules, round_number: int, players: int) -> GoingOut
     key = (rules_fingerprint(rules), round_number, players)
     stored = TABLE.get(f"{key[0]}/{round_number}/{players}")
     if stored is not None:
-        return GoingOut(tuple(stored[1]), stored[0])
+        return GoingOut(tuple(stored[1]), stored[0], tuple(stored[2]) if len(stored) > 2 else ())
     if key not in _MEASURED:
         _MEASURED[key] = measure_going_out(rules, round_number, players, QUICK_MEASURE_GAMES)
     return _MEASURED[key]
@@ -971,12 +995,13 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
                 start = time.perf_counter()
                 measured = measure_going_out(rules, number, count, games)
                 key = f"{rules_fingerprint(rules)}/{number}/{count}"
-                table[key] = (games, measured.chances)
+                table[key] = (games, measured.chances, measured.held)
                 print(f"{comment(key)}: {time.perf_counter() - start:.1f} s, {measured.chances[:8]}", flush=True)
                 lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
+                         "and the mean points held by a player still in play after each turn",
                          "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
-                         'keyed by rule-set fingerprint/round/players: (games, chances). Generated: do not edit."""',
-                         "", "TABLE: dict[str, tuple[int, tuple[float, ...]]] = {"]
+                         'keyed by rule-set fingerprint/round/players: (games, chances, points held). Generated: do not edit."""',
+                         "", "TABLE: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {"]
                 lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
                 with open(path, "w") as file:
                     file.write("\n".join(lines + ["}", ""]))

@@ -1,4 +1,6 @@
-"""The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``.
+"""The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``,
+and two ways ``advised`` could buy instead, for comparison: ``advised-old-buy`` (the buy verdict on
+the buyer's own points) and ``advised-buys-outs`` (no verdict: it buys a card that is one of its outs).
 
 A policy sees what its seat may see at the table, a ``Sight``: its hand, its own melds, every
 seat's melds, the discard pile and the card on offer. Never the stock, never another hand: the
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from analyzer import (
+    BuyObjective,
     Card,
     MeldKind,
     Moment,
@@ -78,6 +81,8 @@ class PolicyName(enum.StrEnum):
     GREEDY = "greedy"
     SIMULATED = "simulated"
     ADVISED = "advised"
+    ADVISED_OLD_BUY = "advised-old-buy"
+    ADVISED_BUYS_OUTS = "advised-buys-outs"
 
     @classmethod
     def named(cls, name: str) -> PolicyName:
@@ -109,7 +114,9 @@ def make_policy(name: PolicyName, at: Round, seed: str) -> ArenaPolicy:
         return GreedyPlayer(at, at.simulated_player())
     if name is PolicyName.SIMULATED:
         return at.simulated_player()
-    return AdvisedPlayer(at, at.simulated_player(), seed)
+    buying = {PolicyName.ADVISED_OLD_BUY: Buying.OWN_POINTS_VERDICT,
+              PolicyName.ADVISED_BUYS_OUTS: Buying.OUTS}.get(name, Buying.VERDICT)
+    return AdvisedPlayer(at, at.simulated_player(), seed, buying)
 
 
 # ---- random: any legal play ------------------------------------------------------------------------
@@ -257,15 +264,25 @@ def _places(card: Card, rules: Rules) -> tuple[int, ...]:
 # ---- advised: follows the public advice ----------------------------------------------------------------
 
 
+class Buying(enum.Enum):
+    """How an ``AdvisedPlayer`` decides to buy before laying down."""
+
+    VERDICT = "verdict"  # the buy verdict says BUY (against the table: the advice)
+    OWN_POINTS_VERDICT = "own-points verdict"  # the verdict on the buyer's own points alone says BUY
+    OUTS = "outs"  # the card is one of the hand's outs (brings the contract closer); no verdict
+
+
 class AdvisedPlayer:
     """Follows the analyser's public advice at every decision before laying down: the turn's best
     play when it can lay down (``analyze`` after the draw), else the discard table's top row
     (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
-    and buys by the buy verdict (BUY only). Once down the advice has nothing more to say: it plays
-    as ``SimulatedPlayer`` does."""
+    and buys by the buy verdict (BUY only; ``buying`` says which verdict, or that it buys its
+    outs instead). Once down the advice has nothing more to say: it plays as ``SimulatedPlayer``
+    does."""
 
-    def __init__(self, at: Round, after_lay_down: SimulatedPlayer, seed: str) -> None:
-        self.at, self.after = at, after_lay_down
+    def __init__(self, at: Round, after_lay_down: SimulatedPlayer, seed: str,
+                 buying: Buying = Buying.VERDICT) -> None:
+        self.at, self.after, self.buying = at, after_lay_down, buying
         self.verdict_seed = random.Random(f"arena-advised/{seed}").randrange(2**31)
         self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], frozenset[Card]] = {}
 
@@ -277,11 +294,14 @@ class AdvisedPlayer:
     def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
             return self.after.wants_to_buy_at(sight, card)
+        if self.buying is Buying.OUTS:
+            return card in self.outs(sight, card)
         at = self.at
+        objective = BuyObjective.OWN_POINTS if self.buying is Buying.OWN_POINTS_VERDICT else BuyObjective.AGAINST_TABLE
         advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
                         seed=self.verdict_seed, time_limit=TIME_LIMIT, buys_used=sight.buys_used,
                         bought_last=sight.bought_last, moment=Moment.BEFORE_DRAW,
-                        turn=min(sight.turn + 1, MAX_VERDICT_TURN))
+                        turn=min(sight.turn + 1, MAX_VERDICT_TURN), buy_objective=objective)
         assert advice.buy is not None
         return advice.buy.verdict is Verdict.BUY
 

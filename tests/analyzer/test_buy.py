@@ -1,5 +1,7 @@
 """Should you buy? The verdict over the rest of the round against hands whose answer a player
-knows, the exact path against the Monte Carlo one, and the rules of buying.
+knows, the exact path against the Monte Carlo one, and the rules of buying. The verdict compares
+the player's points less the other players' mean (the score that decides games); the verdict on
+its own points alone stays reachable (``BuyObjective.OWN_POINTS``).
 
 Every sanity test asserts the side of the margin the verdict falls on (and most how far), so
 a verdict that came out the other way, or always the same, fails them.
@@ -16,7 +18,7 @@ import pytest
 
 from analyzer import AdviceError, advise
 from analyzer import buy as buy_module
-from analyzer.buy import BuyAdvice, Verdict
+from analyzer.buy import BuyAdvice, BuyObjective, Verdict
 from analyzer.cards import ALL_CARD_KINDS, parse_cards
 from analyzer.hand import deck_copies
 from analyzer.round_solver import RoundSolver
@@ -40,6 +42,63 @@ def clear(advice: BuyAdvice, verdict: Verdict) -> None:
         assert advice.difference < -advice.margin - spread
     else:
         assert advice.difference > advice.margin + spread
+
+
+# ---- against the table -------------------------------------------------------------------------------
+
+
+def test_a_ready_hand_passes_a_card_it_does_not_need() -> None:
+    """`echo "5C 5D 5S 7H 8H 9H 10H" | analyze - -r 2 --buy 2D --players 4`: the hand goes out on
+    its next turn; buying a useless 2♦ and a penalty card halves its chance of going out first,
+    and when it goes out the others are caught holding their whole hands. On its own points
+    buying costs only 1.8 (a close call); against the table it is a clear pass."""
+    advice = buy("5C 5D 5S 7H 8H 9H 10H", "2D")
+    assert advice.objective is BuyObjective.AGAINST_TABLE
+    clear(advice, Verdict.PASS)
+    assert advice.passing.go_out_probability > 0.95 and advice.buying.go_out_probability < 0.6
+    assert advice.difference == pytest.approx(advice.buying.relative_points - advice.passing.relative_points)
+    # Going out first makes the others pay: they hold more when passing does.
+    assert advice.passing.opponent_points > advice.buying.opponent_points + 5
+    own = buy("5C 5D 5S 7H 8H 9H 10H", "2D", buy_objective=BuyObjective.OWN_POINTS)
+    assert own.verdict is Verdict.CLOSE_CALL and own.objective is BuyObjective.OWN_POINTS
+
+
+def test_two_sets_of_three_pass_a_card_that_fits_nothing_in_round_one() -> None:
+    """`7C 7D 7S 9H 9D KC`, progressive round 1 (two sets of 3), offered the 4♠: going out first
+    falls from about half to an eighth; a close call on the player's own points, a clear pass
+    against the table."""
+    advice = buy("7C 7D 7S 9H 9D KC", "4S", round_number=1)
+    clear(advice, Verdict.PASS)
+    assert advice.passing.go_out_probability > 2 * advice.buying.go_out_probability
+    assert "fits none of your melds" in advice.reason
+
+
+# Buys clear on the player's own points where the offered card completes the contract: with no,
+# one and two penalty cards, and on the exact path.
+COMPLETING_BUYS = [
+    ("progressive", 2, ONE_AWAY, "9H", None, {}),
+    ("progressive", 2, ONE_AWAY, "9H", 0, {}),
+    ("progressive", 2, ONE_AWAY, "9H", 2, {}),
+    ("eveleigh", 9, "3C 3D 3H 4C 4D 4H 5C 5D 5H 6C 6D", "6H", None, {"horizon": 1}),
+]
+
+
+@pytest.mark.parametrize(("rules", "round_number", "hand", "offered", "penalty", "options"), COMPLETING_BUYS,
+                         ids=[f"{case[0]}-{case[1]}-{case[3]}-{case[4]}" for case in COMPLETING_BUYS])
+def test_a_clear_buy_that_completes_the_contract_stays_a_clear_buy(
+        rules: str, round_number: int, hand: str, offered: str, penalty: int | None, options: dict[str, int]) -> None:
+    rule_set = preset(rules) if penalty is None else dataclasses.replace(preset(rules), buy_penalty_cards=penalty)
+
+    def asked(objective: BuyObjective) -> BuyAdvice:
+        advice = advise(hand, rule_set, round_number, players=4, buy=offered, buy_objective=objective,
+                        **options).buy  # type: ignore[arg-type]
+        assert advice is not None and advice.objective is objective
+        return advice
+
+    own = asked(BuyObjective.OWN_POINTS)
+    clear(own, Verdict.BUY)  # the premise: a clear buy on the player's own points...
+    assert "completes your contract" in own.reason  # ...of a card that completes the contract
+    clear(asked(BuyObjective.AGAINST_TABLE), Verdict.BUY)
 
 
 # ---- the sanity tests ------------------------------------------------------------------------------
@@ -69,8 +128,10 @@ def test_each_penalty_card_makes_buying_dearer() -> None:
 
 
 def test_a_free_joker_is_a_clear_buy() -> None:
-    """Eveleigh round 10 (three runs of 4), 11 cards dealt, no penalty card."""
-    advice = buy("3H 4H 5H 6H 8S 9S 10S 4C 5C 6C KD", "JK", "eveleigh", 10)
+    """Eveleigh round 10 (three runs of 4), 11 cards dealt, no penalty card. The hand goes out
+    first in two rounds of three either way, so the points against the table are large and so
+    is the margin (10% of them): 120 rounds leave the buy short of clear, 400 make it so."""
+    advice = buy("3H 4H 5H 6H 8S 9S 10S 4C 5C 6C KD", "JK", "eveleigh", 10, rollouts=400)
     assert advice.penalty_cards == 0 and "there is no penalty card" in advice.reason
     clear(advice, Verdict.BUY)
     assert advice.buying.go_out_probability > advice.passing.go_out_probability
@@ -204,6 +265,21 @@ def test_exact_enumeration_matches_the_outs() -> None:
     assert result.buy.buying.lay_down_probability == pytest.approx((1 - first) * result.unseen_outs / stock)
 
 
+def test_the_others_hold_the_points_self_play_measured() -> None:
+    """Passing never lays down (12 cards after the draw, 13 needed), so the round ends either by
+    the player just before going out first (then the other two hold their points of this turn)
+    or after the one turn (all three hold their points of the next turn)."""
+    result = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="KS", horizon=1)
+    assert result.buy is not None and result.buy.method == "exact"
+    going_out = going_out_chances(preset("eveleigh"), 9, 4)
+    turn = buy_module.DEFAULT_TURN
+    assert going_out.held and all(points > 0 for points in going_out.held)
+    first = going_out.chance(turn)
+    expected = first * 2 / 3 * going_out.points(turn) + (1 - first) * going_out.points(turn + 1)
+    assert result.buy.passing.opponent_points == pytest.approx(expected)
+    assert result.buy.passing.relative_points == pytest.approx(result.buy.passing.expected_points - expected)
+
+
 def test_monte_carlo_agrees_with_exact_enumeration(monkeypatch: pytest.MonkeyPatch) -> None:
     exact = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="6H", horizon=1).buy
     monkeypatch.setattr(buy_module, "EXACT_LIMIT", 0)
@@ -232,9 +308,12 @@ def settled(advice: BuyAdvice) -> bool:
 
 
 def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
-    # The 6♥ makes a second 4♥-7♥ run possible but costs its points and a penalty card: a real
-    # close call, the difference well inside the margin, settled after some rounds, not at once.
-    close = buy(CLOSE, "6H", "progressive", 6, rollouts=400, seed=0)
+    # The 6♥ makes a second 4♥-7♥ run possible but costs its points and a penalty card: on the
+    # player's own points a real close call, the difference well inside the margin, settled after
+    # some rounds, not at once. (Against the table it is a pass: it lowers the chance of going out
+    # first. Close calls are rarer there, the going out counting for the others' whole hands; the
+    # settling is the same for both objectives.)
+    close = buy(CLOSE, "6H", "progressive", 6, rollouts=400, seed=0, buy_objective=BuyObjective.OWN_POINTS)
     assert close.verdict is Verdict.CLOSE_CALL and close.std_error is not None
     assert abs(close.difference) < close.margin - 2 * close.std_error, (close.difference, close.margin)
     assert close.rollouts is not None and buy_module.MIN_ROLLOUTS < close.rollouts < 400
@@ -242,7 +321,8 @@ def test_the_simulation_stops_early_only_when_the_verdict_is_settled() -> None:
     # It stopped because the verdict was settled, and not a look earlier: the same seed with
     # fewer rounds plays the same first rounds.
     assert settled(close)
-    earlier = buy(CLOSE, "6H", "progressive", 6, rollouts=close.rollouts - buy_module.SETTLE_EVERY, seed=0)
+    earlier = buy(CLOSE, "6H", "progressive", 6, rollouts=close.rollouts - buy_module.SETTLE_EVERY, seed=0,
+                  buy_objective=BuyObjective.OWN_POINTS)
     assert earlier.rollouts == close.rollouts - buy_module.SETTLE_EVERY and not settled(earlier)
     clear_pass = buy(ONE_AWAY, "KD", rollouts=200)
     assert clear_pass.verdict is Verdict.PASS and clear_pass.rollouts is not None and settled(clear_pass)
@@ -275,10 +355,15 @@ def test_buy_verdict_to_dict_is_json() -> None:
     assert answer["unseen_outs"] == 2 and answer["discards"][0]["card"] == "KC"
     assert answer["buy"]["verdict"] == "buy" and answer["buy"]["offered"] == "9H"
     assert set(answer["buy"]) == {"offered", "penalty_cards", "passing", "buying", "verdict", "difference", "margin",
-                                  "std_error", "reason", "horizon", "turn", "players", "rollouts", "seed", "method"}
+                                  "std_error", "reason", "horizon", "turn", "players", "rollouts", "seed", "method",
+                                  "objective"}
     assert set(answer["buy"]["passing"]) == {"hand_size", "lay_down_probability", "go_out_probability",
-                                             "expected_points"}
+                                             "expected_points", "opponent_points", "relative_points"}
     assert answer["buy"]["horizon"] is None and answer["buy"]["players"] == 4
+    assert answer["buy"]["objective"] == "against the table"
+    for option in (answer["buy"]["passing"], answer["buy"]["buying"]):
+        assert option["relative_points"] == pytest.approx(option["expected_points"] - option["opponent_points"],
+                                                          abs=0.011)
 
 
 # ---- the rules of buying -------------------------------------------------------------------------------
@@ -298,10 +383,12 @@ def test_buying_where_the_rules_forbid_it_is_refused() -> None:
 
 # ---- the verdict's thresholds ---------------------------------------------------------------------------
 #
-# docs/advice.md: BUY when buying's expected points are lower than passing's by more than the
-# margin, PASS when higher by more than the margin, else a close call; the margin is 3 points
-# or 10% of passing's expected points, whichever is larger. The expected points are set by
-# hand (the exact path's enumeration replaced), so only the thresholds are under test.
+# docs/advice.md: BUY when buying's points against the table (the player's expected points less
+# the others' expected mean) are lower than passing's by more than the margin, PASS when higher by
+# more than the margin, else a close call; the margin is 3 points or 10% of the size of passing's
+# points against the table, whichever is larger. The expected points are set by hand (the exact
+# path's enumeration replaced), so only the thresholds are under test: first with the others
+# holding nothing (the points against the table are the player's own), then with the others'.
 
 
 @pytest.mark.parametrize(("passing", "buying", "margin", "verdict"), [
@@ -328,19 +415,52 @@ def test_buying_where_the_rules_forbid_it_is_refused() -> None:
 ])
 def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buying: float, margin: float,
                             verdict: Verdict) -> None:
-    calls: list[int] = []
-
-    def exact(rest: object, state: object, stock: object, blind: int) -> tuple[float, float, float]:
-        calls.append(blind)
-        return (0.5, 0.25, passing if len(calls) == 1 else buying)
-
-    monkeypatch.setattr(buy_module, "_exact", exact)
-    advice = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="KS", horizon=1).buy
-    assert advice is not None and advice.method == "exact" and len(calls) == 2
+    advice = _with_figures(monkeypatch, (passing, 0.0), (buying, 0.0))
     assert advice.passing.expected_points == passing and advice.buying.expected_points == buying
     assert advice.difference == pytest.approx(buying - passing)
     assert advice.margin == pytest.approx(margin)
     assert advice.verdict is verdict, (advice.difference, advice.margin)
+
+
+@pytest.mark.parametrize(("passing", "buying", "margin", "verdict"), [
+    # (own points, others' mean points) of each option
+    ((0.0, 50.0), (2.0, 40.0), 5.0, Verdict.PASS),  # -50 against -38: 12 worse, margin 10% of 50
+    ((0.0, 50.0), (0.0, 45.5), 5.0, Verdict.CLOSE_CALL),  # 4.5 worse: within 5 points
+    ((0.0, 50.0), (0.0, 44.5), 5.0, Verdict.PASS),
+    ((20.0, 40.0), (10.0, 40.0), 3.0, Verdict.BUY),  # -20 against -30: the 3-point margin
+    ((20.0, 40.0), (18.0, 40.0), 3.0, Verdict.CLOSE_CALL),
+    ((20.0, 40.0), (19.0, 44.0), 3.0, Verdict.BUY),  # fewer own points and more for the others
+    ((60.0, 20.0), (55.0, 20.0), 4.0, Verdict.BUY),  # +40 against +35: margin 10% of 40
+    ((60.0, 20.0), (56.5, 20.0), 4.0, Verdict.CLOSE_CALL),
+])
+def test_verdict_thresholds_against_the_table(monkeypatch: pytest.MonkeyPatch, passing: tuple[float, float],
+                                              buying: tuple[float, float], margin: float, verdict: Verdict) -> None:
+    advice = _with_figures(monkeypatch, passing, buying)
+    assert (advice.passing.expected_points, advice.passing.opponent_points) == passing
+    assert (advice.buying.expected_points, advice.buying.opponent_points) == buying
+    assert advice.difference == pytest.approx((buying[0] - buying[1]) - (passing[0] - passing[1]))
+    assert advice.margin == pytest.approx(margin)
+    assert advice.verdict is verdict, (advice.difference, advice.margin)
+    # On the player's own points alone, the old verdict's rule, whatever the others hold.
+    own = _with_figures(monkeypatch, passing, buying, BuyObjective.OWN_POINTS)
+    assert own.difference == pytest.approx(buying[0] - passing[0])
+    assert own.margin == pytest.approx(max(3.0, 0.1 * passing[0]))
+
+
+def _with_figures(monkeypatch: pytest.MonkeyPatch, passing: tuple[float, float], buying: tuple[float, float],
+                  objective: BuyObjective = BuyObjective.AGAINST_TABLE) -> BuyAdvice:
+    """The verdict on the exact path with each option's (own points, others' mean points) set by hand."""
+    calls: list[int] = []
+
+    def exact(rest: object, state: object, stock: object, blind: int) -> tuple[float, float, float, float]:
+        calls.append(blind)
+        own, others = passing if len(calls) == 1 else buying
+        return (0.5, 0.25, own, others)
+
+    monkeypatch.setattr(buy_module, "_exact", exact)
+    advice = advise(EVELEIGH_9, "eveleigh", 9, players=4, buy="KS", horizon=1, buy_objective=objective).buy
+    assert advice is not None and advice.method == "exact" and len(calls) == 2
+    return advice
 
 
 # ---- the verdict pinned ------------------------------------------------------------------------------
@@ -361,28 +481,38 @@ def test_verdict_thresholds(monkeypatch: pytest.MonkeyPatch, passing: float, buy
 # runs came to be taken up lazily (SolverOptions.same_suit_rule_lazily: the same optima, other ties
 # in simulated play), progressive round 7 and pagat round 7 were recorded again, each the same
 # verdict (pass): differences 18.06 -> 10.22 (margin 5.77 -> 5.82) and 14.9 -> 15.05.
+# All recorded again when the verdict came to compare the points against the table (the player's
+# points less the other players' mean) and the going-out table was measured again with the points
+# a player still in holds: 15 verdicts the same; 6 changed, each by its margin (10% of the size of
+# passing's points against the table, not of its own points) and none by its difference: in the
+# horizon-3 cases of ill-buy-it 8, may-i 7, shanghai-powe 8 and eveleigh 12 nobody goes out within
+# the horizon, so the others hold the same either way, the difference is unchanged and the margin
+# falls to 3 (close call -> pass: 10.0 against 12.6 -> 3.0, 5.3 against 10.46 -> 3.0, 7.75 against
+# 7.75 -> 4.23, 5.52 against 9.87 -> 3.0); in pagat 2 and shanghai-powe 2 the others hold far more
+# than the player, and the margin grew (pass -> close call: 3.25 against 3.0 -> 4.35, 5.5 against
+# 3.0 -> 5.93).
 PINNED_VERDICTS = [
-    ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "f4615e4f20664fbc"),
-    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "003c5dab66cfe571"),
-    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "c3611cf9c2677999"),
-    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 1}, "26ffc34053d8da8f"),
-    ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "ea147453804111e4"),
-    ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "53b87dedf7a990d0"),
-    ("ill-buy-it", 7, "8C 3D 4C 4D 7D JK 7C 4D 5D 2D 5C 6D", "2C", {"horizon": 3, "rollouts": 20}, "95c028cf564ad23f"),
-    ("ill-buy-it", 8, "4H 3D 9H JK 9D JK 8D 7D 8H JK 4H 4D 7H", "6D", {"horizon": 3, "rollouts": 20}, "d9c97135c8a04a88"),
-    ("contract", 2, "10C 6D 6C 7D 10D 10C JD 5C JD 9D", "JK", {"horizon": 3, "rollouts": 20}, "5464bb7cf595a1da"),
-    ("pagat", 2, "JK 10C 6D 6C 7D 10D 10C JK 5C JD", "8D", {"horizon": 3, "rollouts": 20}, "9533b6e01eb57122"),
-    ("pagat", 7, "4S 10S 9S JK 7S 7D 5S 4S 7S 8S 9S JK", "6D", {"horizon": 3, "rollouts": 20}, "9d197c0e81cd81ab"),
-    ("may-i", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC", "KD", {"horizon": 3, "rollouts": 20}, "6f6a6c322e290bd0"),
-    ("may-i", 7, "8S 9S 7S 7D 5S 4S 7S 8S 10S JK 10D 4S", "6D", {"horizon": 3, "rollouts": 20}, "4e51e185c5333b9e"),
-    ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "9e37a77b77a0a70b"),
-    ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "1a60523b69da926e"),
-    ("shanghai-powe", 2, "7C 7D 10D 10C 6D 5C JK JD JK 9D", "5D", {"horizon": 3, "rollouts": 20}, "acf8d335d85acd27"),
-    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "0fe9d93adad9e2b6"),
-    ("kolsov", 2, "7H 7S 10S 10H 6S 5H JK JS JK 9S 5S", "6H", {"horizon": 3, "rollouts": 20}, "3138c302149161fb"),
-    ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "06027f3cc03c63da"),
-    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "669f65952ad1fbcb"),
-    ("eveleigh", 12, "9D 4H 9H 6H JK 8H 6D 6H JK 5H 3D", "7D", {"horizon": 3, "rollouts": 20}, "feed429e80379063"),
+    ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "98cd970c9ddafc64"),
+    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "b63781e3a4c0f940"),
+    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "617c83dd27e9c7e8"),
+    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 1}, "1c6aeb6f2adf444f"),
+    ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "bfbe0c8f6f4accdf"),
+    ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "5ffb12589a7a0f53"),
+    ("ill-buy-it", 7, "8C 3D 4C 4D 7D JK 7C 4D 5D 2D 5C 6D", "2C", {"horizon": 3, "rollouts": 20}, "fd931291ef6b55b5"),
+    ("ill-buy-it", 8, "4H 3D 9H JK 9D JK 8D 7D 8H JK 4H 4D 7H", "6D", {"horizon": 3, "rollouts": 20}, "37e4bdc6d22095c7"),
+    ("contract", 2, "10C 6D 6C 7D 10D 10C JD 5C JD 9D", "JK", {"horizon": 3, "rollouts": 20}, "a93c94091d7f365b"),
+    ("pagat", 2, "JK 10C 6D 6C 7D 10D 10C JK 5C JD", "8D", {"horizon": 3, "rollouts": 20}, "1920dd3dca8e82f9"),
+    ("pagat", 7, "4S 10S 9S JK 7S 7D 5S 4S 7S 8S 9S JK", "6D", {"horizon": 3, "rollouts": 20}, "a72c243c0bb566c8"),
+    ("may-i", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC", "KD", {"horizon": 3, "rollouts": 20}, "015b9186975ec051"),
+    ("may-i", 7, "8S 9S 7S 7D 5S 4S 7S 8S 10S JK 10D 4S", "6D", {"horizon": 3, "rollouts": 20}, "96cede99bee0c63a"),
+    ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "5f67adf4b47df5bf"),
+    ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "d819421dddc3a89a"),
+    ("shanghai-powe", 2, "7C 7D 10D 10C 6D 5C JK JD JK 9D", "5D", {"horizon": 3, "rollouts": 20}, "0edcb721d82dbe05"),
+    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "7e0de0ebee52e712"),
+    ("kolsov", 2, "7H 7S 10S 10H 6S 5H JK JS JK 9S 5S", "6H", {"horizon": 3, "rollouts": 20}, "aae5be24323015b2"),
+    ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "e20d747ef161a3c8"),
+    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "7d98816ffa8a11ab"),
+    ("eveleigh", 12, "9D 4H 9H 6H JK 8H 6D 6H JK 5H 3D", "7D", {"horizon": 3, "rollouts": 20}, "30c49d076c1642ce"),
 ]
 
 

@@ -589,10 +589,11 @@ def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
     assert answer["buy"]["verdict"] == "buy" and answer["buy"]["seed"] == 5 and answer["buy"]["turn"] == 2
     out = succeeded(run(path, *options))
     assert "Buy the 9♥? With 1 penalty card, from your turn 2 to the end of the round, 4 players" in out
-    assert "Verdict: BUY: buying leaves you holding" in out
+    assert "Verdict: BUY: buying leaves you" in out and "points better off against the table" in out
     assert "Why: Buying the 9♥ completes your contract" in out
     table = out.split("seed 5):\n")[1].splitlines()[:3]
-    assert table[0].split() == ["cards", "lays", "down", "goes", "out", "first", "points", "held"]
+    assert table[0].split() == ["cards", "lays", "down", "goes", "out", "first", "points", "held", "others", "hold",
+                                "against", "table"]
     assert table[1].split()[:2] == ["pass", "7"] and table[2].split()[:3] == ["buy", "9", "100%"]
     later = succeeded(run(path, "-r", "2", "--players", "4", "--buy", "9H", "--rollouts", "40", "--turn", "6",
                           "--horizon", "2"))

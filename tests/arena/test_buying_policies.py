@@ -1,0 +1,63 @@
+"""The advised player's ways of buying, compared in the arena: by the verdict against the table
+(``advised``), by the verdict on its own points (``advised-old-buy``), or its outs (``advised-buys-outs``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from analyzer import BuyObjective, Card, deterministic_work, parse_cards, preset
+from arena import policies
+from arena.duplicate import WORK
+from arena.policies import AdvisedPlayer, Buying, PolicyName, Round, Sight, make_policy
+
+ONE_AWAY = parse_cards("7H 8H 10H 5C 5D 5S KC")  # progressive round 2: needs the 9H (or a joker)
+
+
+def sight(cards: tuple[Card, ...]) -> Sight:
+    return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), None, 3, 0, 4, ((),) * 4, (Card.parse("4D"),),
+                 False)
+
+
+@pytest.mark.parametrize(("name", "buying"), [(PolicyName.ADVISED, Buying.VERDICT),
+                                              (PolicyName.ADVISED_OLD_BUY, Buying.OWN_POINTS_VERDICT),
+                                              (PolicyName.ADVISED_BUYS_OUTS, Buying.OUTS)])
+def test_each_advised_policy_buys_its_own_way(name: PolicyName, buying: Buying) -> None:
+    player = make_policy(PolicyName.named(str(name)), Round(preset("progressive"), 2, 4), "test")
+    assert isinstance(player, AdvisedPlayer) and player.buying is buying
+
+
+def test_buying_outs_asks_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    at = Round(preset("progressive"), 2, 4)
+    player = AdvisedPlayer(at, at.simulated_player(), "test", Buying.OUTS)
+    asked: list[object] = []
+    real = policies.advise
+
+    def advise(*args: object, **kwargs: object) -> object:
+        asked.append(kwargs.get("buy"))
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policies, "advise", advise)
+    with deterministic_work(WORK):
+        assert player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))  # an out
+        assert not player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("KD"))
+    assert asked and all(card is None for card in asked)
+
+
+@pytest.mark.parametrize(("buying", "objective"), [(Buying.VERDICT, BuyObjective.AGAINST_TABLE),
+                                                   (Buying.OWN_POINTS_VERDICT, BuyObjective.OWN_POINTS)])
+def test_the_verdicts_compare_what_their_policy_says(monkeypatch: pytest.MonkeyPatch, buying: Buying,
+                                                     objective: BuyObjective) -> None:
+    at = Round(preset("progressive"), 2, 4)
+    player = AdvisedPlayer(at, at.simulated_player(), "test", buying)
+    asked: list[object] = []
+    real = policies.advise
+
+    def advise(*args: object, **kwargs: object) -> object:
+        asked.append(kwargs.get("buy_objective"))
+        kwargs["rollouts"] = 10
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policies, "advise", advise)
+    with deterministic_work(WORK):
+        player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+    assert asked == [objective]
