@@ -60,6 +60,7 @@ __all__ = [
     "JOKER",
     "LOW_ACE",
     "PRESETS",
+    "TITLES",
     "Advice",
     "AdviceError",
     "BuyAdvice",
@@ -95,7 +96,6 @@ __all__ = [
     "SeatView",
     "SimulatedPlayer",
     "Suit",
-    "TITLES",
     "Table",
     "TableError",
     "TurnPlay",
@@ -136,6 +136,7 @@ if TYPE_CHECKING:
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
+    from analyzer.round_solver import RoundSolver
     from analyzer.rules import (
         PRESETS,
         TITLES,
@@ -149,7 +150,6 @@ if TYPE_CHECKING:
         load_rules,
         preset,
     )
-    from analyzer.round_solver import RoundSolver
     from analyzer.simulate import (
         Event,
         EventKind,

@@ -11,9 +11,9 @@ order every time. Pure: the caller passes the random generator and everything th
 from __future__ import annotations
 
 import heapq
-from collections import Counter
 import math
 import random
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from analyzer import PRESETS

@@ -6,7 +6,7 @@ history, a chart of one day)."""
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,7 +27,7 @@ def selected(page: str) -> dict[str, str]:
     """The practice form's chosen value of each control."""
     form = page.split('class="choose"')[1].split("</form>")[0]
     chosen = {}
-    for name, options in re.findall(r'<select name="(\w+)"[^>]*>(.*?)</select>', form, re.S):
+    for name, options in re.findall(r'<select name="(\w+)"[^>]*>(.*?)</select>', form, re.DOTALL):
         value = re.search(r'<option value="([^"]*)" selected', options)
         chosen[name] = value.group(1) if value else ""
     return chosen
@@ -133,7 +133,7 @@ def test_the_dashboard_practise_links_choose_any_kind(app: Flask, client: FlaskC
 
 
 def test_a_chart_of_one_day_shows_its_date_once() -> None:
-    day = [(datetime(2026, 3, 14, hour, tzinfo=timezone.utc), 1500.0 + 10 * hour, 200.0) for hour in (9, 10, 11)]
+    day = [(datetime(2026, 3, 14, hour, tzinfo=UTC), 1500.0 + 10 * hour, 200.0) for hour in (9, 10, 11)]
     svg = rating_chart(day)
     assert svg.count("14 Mar 2026</text>") == 1
     assert "on 14 Mar 2026" in svg

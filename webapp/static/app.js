@@ -308,8 +308,9 @@ function setUpMeldBuilder() {
 }
 
 // hx-sync "replace" aborts a live answer still on its way when a newer question is asked: that is
-// the design, yet htmx 2 reports every abort with console.error("htmx:sendAbort"). The request's
-// own abort handler still runs (its events, the request lock let go), only that line is kept out.
+// the design, yet htmx 2 reports every abort as an error ("htmx:afterRequest", "htmx:sendAbort").
+// The request's own abort handler still runs (its events, the request lock let go); only htmx's
+// lines logged while it runs are kept out of the console.
 function quietReplacedRequests() {
   const requests = new WeakMap();
   document.body.addEventListener("htmx:beforeSend", (event) => requests.set(event.detail.elt, event.detail.xhr));
@@ -320,7 +321,7 @@ function quietReplacedRequests() {
     xhr.quietAbort = true;
     xhr.onabort = function (...args) {
       const log = console.error;
-      console.error = (...parts) => { if (!String(parts[0]).startsWith("htmx:sendAbort")) log(...parts); };
+      console.error = (...parts) => { if (!String(parts[0]).startsWith("htmx:")) log(...parts); };
       try { return abort.apply(this, args); } finally { console.error = log; }
     };
   }, true);
