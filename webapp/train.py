@@ -2,7 +2,7 @@
 once, the daily puzzle, the dashboard, and reports of wrong puzzles.
 
     GET  /practice                 the next puzzle near the player's rating (rules, kind, theme,
-                                   easier/harder in the query; the rule set is remembered)
+                                   difficulty chosen on the page or in the query, and remembered)
     GET  /puzzles/<id>             a puzzle: rated on the first try, a replay afterwards (unrated)
     POST /puzzles/<id>/answer      the answer: feedback at once; a repeat of the form changes nothing
     POST /puzzles/<id>/report      "this puzzle is wrong": hidden from the reporter at once, from
