@@ -44,7 +44,7 @@ _HOMES = {
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.round_solver": ("RoundSolver",),
-    "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
+    "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
                           "Table", "TableError", "extend_meld"),
@@ -60,6 +60,7 @@ __all__ = [
     "JOKER",
     "LOW_ACE",
     "PRESETS",
+    "TITLES",
     "Advice",
     "AdviceError",
     "BuyAdvice",
@@ -139,6 +140,7 @@ if TYPE_CHECKING:
     from analyzer.round_solver import RoundSolver
     from analyzer.rules import (
         PRESETS,
+        TITLES,
         ContractMode,
         MeldKind,
         MeldSpec,

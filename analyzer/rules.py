@@ -620,6 +620,19 @@ PRESETS["eveleigh"] = dataclasses.replace(
     discard_to_go_out="required",
 )
 ALIASES = {"liverpool": "pagat"}
+# Each preset's usual name and one line on what sets it apart, for people (the web's menus and
+# home page): the one home of the display names.
+TITLES: dict[str, tuple[str, str]] = {
+    "progressive": ("Progressive", "7 rounds from 6 to 12 cards, melds exactly the contract's sizes"),
+    "ill-buy-it": ("I'll Buy It", "8 rounds from 6 to 13 cards, 6 jokers; the last round goes out"),
+    "contract": ("Contract", "7 rounds of 10 and 12 cards, melds exactly the contract's sizes"),
+    "pagat": ("Liverpool (pagat)", "7 rounds of 10 and 12 cards; the last round goes out, melding every card"),
+    "may-i": ("May I?", "as Liverpool, but melds may be longer and same-suit runs are free"),
+    "shanghai": ("Shanghai", "11 cards a round, ace high only, one wild card per meld, 2 buys a round"),
+    "shanghai-powe": ("Shanghai (Powe)", "8 rounds of 10 cards, runs in distinct suits, no discard to go out"),
+    "kolsov": ("Shanghai (Kolsov)", "10 rounds of 11 cards with long runs: S3+R7, S3+R10"),
+    "eveleigh": ("Eveleigh", "15 rounds of 11 cards, 2s wild, buying only in rounds 9 to 14"),
+}
 
 
 def preset(name: str) -> Rules:

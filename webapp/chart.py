@@ -115,7 +115,7 @@ def _chart(points: list[Point], width: int, height: int) -> str:
     title = f"Your rating: {round(current)} (lowest {round(min(ratings))}, highest {round(max(ratings))})"
     words = (
         f"Your rating after {len(points)} rated puzzle{'s' if len(points) != 1 else ''}, "
-        + (f"on {_date(first[0])}" if len(points) == 1 else f"from {_date(first[0])} to {_date(last[0])}")
+        + (f"on {_date(first[0])}" if _date(first[0]) == _date(last[0]) else f"from {_date(first[0])} to {_date(last[0])}")
         + f": now {round(current)}, 95% sure between {round(current - 2 * deviation)} and "
         f"{round(current + 2 * deviation)}; lowest {round(min(ratings))}, highest {round(max(ratings))}."
     )
@@ -165,10 +165,10 @@ def _chart(points: list[Point], width: int, height: int) -> str:
         f'font-weight="bold" fill="#1f5fa8">{round(current)}</text>'
     )
     date_y = _n(height - 6)
-    if len(points) == 1:
+    if _date(first[0]) == _date(last[0]):  # one day: its date once, under the middle of the line
         parts.append(
-            f'<text class="date first last" x="{_n(x(0))}" y="{date_y}" text-anchor="middle" '
-            f'fill="#555">{_date(first[0])}</text>'
+            f'<text class="date first last" x="{_n((x(0) + x(len(points) - 1)) / 2)}" y="{date_y}" '
+            f'text-anchor="middle" fill="#555">{_date(first[0])}</text>'
         )
     else:
         parts.append(

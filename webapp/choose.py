@@ -13,6 +13,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from analyzer import PRESETS
@@ -99,3 +100,24 @@ def choose_puzzle(
         rules=rules, kind=kind, theme=theme, offset=offset, exclude=exclude,
     )
     return rng.choice(closest) if closest else None
+
+
+def theme_line(theme: str) -> str:
+    """A theme's one-line explanation: the first line of its predicate's docstring."""
+    predicate = THEMES.get(theme)
+    doc = (predicate.__doc__ or "") if predicate else ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def unseen_counts(candidates: Sequence[Puzzle], exclude: Collection[str]) -> dict[str, Counter[str]]:
+    """How many of ``candidates`` (one rule set's puzzles) are left to meet, not in ``exclude``:
+    by kind and by theme (what /practice offers when a narrower choice has none left)."""
+    kinds: Counter[str] = Counter()
+    themes: Counter[str] = Counter()
+    excluded = set(exclude)
+    for puzzle in candidates:
+        if puzzle.id in excluded:
+            continue
+        kinds[str(puzzle.kind)] += 1
+        themes.update(puzzle.themes)
+    return {"kinds": kinds, "themes": themes}

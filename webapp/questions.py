@@ -23,7 +23,7 @@ from analyzer import PRESETS, Limits, Question, QuestionError
 
 MAX_TEXT = 1000  # characters in a card field: 60 cards with comments fit; a pasted novel does not
 MAX_DIGITS = 6
-RULE_SET_NAMES = tuple(PRESETS)
+RULE_SET_NAMES = tuple(PRESETS)  # the presets; their display names: analyzer.TITLES
 OFF = ("", "0", "off", "false")  # a tick box's values that mean "no"
 
 

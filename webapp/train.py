@@ -2,7 +2,7 @@
 once, the daily puzzle, the dashboard, and reports of wrong puzzles.
 
     GET  /practice                 the next puzzle near the player's rating (rules, kind, theme,
-                                   easier/harder in the query; the rule set is remembered)
+                                   difficulty chosen on the page or in the query, and remembered)
     GET  /puzzles/<id>             a puzzle: rated on the first try, a replay afterwards (unrated)
     POST /puzzles/<id>/answer      the answer: feedback at once; a repeat of the form changes nothing
     POST /puzzles/<id>/report      "this puzzle is wrong": hidden from the reporter at once, from
@@ -24,16 +24,17 @@ from datetime import date
 from typing import Any, NoReturn
 
 from flask import Blueprint, abort, current_app, g, redirect, render_template, request, url_for
+from flask import session as cookie
 from sqlalchemy import ColumnElement, Exists, exists, func, select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
-from analyzer import PRESETS
+from analyzer import PRESETS, TITLES
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
 from webapp.chart import rating_chart
-from webapp.choose import EASIER, HARDER, choose_puzzle
+from webapp.choose import EASIER, HARDER, choose_puzzle, theme_line, unseen_counts
 from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
 from webapp.players import (
     current_player,
@@ -51,7 +52,7 @@ from webapp.trust import hidden_from, is_hidden, report_weight, withdrawn
 
 blueprint = Blueprint("train", __name__)
 
-DIFFICULTY = {"": 0, "easier": EASIER, "harder": HARDER}
+DIFFICULTY = {"": 0, "easier": EASIER, "normal": 0, "harder": HARDER}
 MAX_REASON = 500  # characters in a report's reason
 
 
@@ -75,27 +76,52 @@ def _established_attempts() -> int:
 # ---- practice --------------------------------------------------------------------------------------
 
 
+PRACTICE_KEY = "practice"  # the cookie's remembered kind, theme and difficulty (the rule set is the player's)
+CHOSEN = ("kind", "theme", "difficulty")
+
+
 def _filters(args: Mapping[str, str], player: Player) -> dict[str, str]:
-    """The practice filters from the query string, each checked (an unknown value is a 400)."""
+    """The practice filters: each one given in the query string (checked: an unknown value is a
+    400), else the one this browser chose last (``PRACTICE_KEY``), else any. An empty value in the
+    query is a choice too: any kind, any theme, normal difficulty."""
+    remembered = cookie.get(PRACTICE_KEY)
+    remembered = remembered if isinstance(remembered, dict) else {}
     rules = args.get("rules", "").strip() or player.rules
-    kind = args.get("kind", "").strip()
-    theme = args.get("theme", "").strip()
-    difficulty = args.get("difficulty", "").strip()
     if rules not in PRESETS:
         abort(400, f"there is no rule set {rules[:40]!r}: choose one of {', '.join(PRESETS)}")
-    if kind and kind not in KINDS:
-        abort(400, f"a puzzle kind is one of {', '.join(KINDS)}, not {kind[:40]!r}")
-    if theme and theme not in bank().themes:
-        abort(400, f"there is no theme {theme[:40]!r}")
-    if difficulty not in DIFFICULTY:
-        abort(400, "difficulty is easier, harder or left empty")
-    return {"rules": rules, "kind": kind, "theme": theme, "difficulty": difficulty}
+    filters = {"rules": rules}
+    for name in CHOSEN:
+        value = args[name].strip() if name in args else str(remembered.get(name, ""))
+        problem = _filter_problem(name, value)
+        if problem and name in args:
+            abort(400, problem)
+        filters[name] = "" if problem else value  # a remembered choice the bank no longer has: any
+    return filters
+
+
+def _filter_problem(name: str, value: str) -> str | None:
+    """What is wrong with a practice filter's value, or None when it is one the page offers."""
+    if name == "kind" and value and value not in KINDS:
+        return f"a puzzle kind is one of {', '.join(KINDS)}, not {value[:40]!r}"
+    if name == "theme" and value and value not in bank().themes:
+        return f"there is no theme {value[:40]!r}"
+    if name == "difficulty" and value not in DIFFICULTY:
+        return f"difficulty is easier, normal or harder, not {value[:40]!r}"
+    return None
+
+
+def _remember(filters: Mapping[str, str]) -> None:
+    """Keep this browser's kind, theme and difficulty for its next visit to /practice."""
+    chosen = {name: filters[name] for name in CHOSEN}
+    if cookie.get(PRACTICE_KEY) != chosen:
+        cookie[PRACTICE_KEY] = chosen
 
 
 @blueprint.get("/practice")
 def practice() -> Response | tuple[str, int]:
     with player_transaction() as (db, player):
         filters = _filters(request.args, player)
+        _remember(filters)
         remember = filters["rules"] != player.rules
         chosen = None if remember else _choose(db, player, filters)
     if remember and player.id is None:  # a visitor: remembered in the cookie, no row made
@@ -113,7 +139,9 @@ def practice() -> Response | tuple[str, int]:
             locked.rules = filters["rules"]
             chosen = _choose(db, locked, filters)
     if chosen is None:
-        return render_template("train/none_left.html", filters=filters, **_choices()), 200
+        with player_transaction() as (db, player):
+            left = unseen_counts(bank().by_rules.get(filters["rules"], ()), _attempted(db, player) | hidden_ids(db, player))
+        return render_template("train/none_left.html", left=left, **choices(filters)), 200
     query: dict[str, Any] = {name: value for name, value in filters.items() if value and name != "rules"}
     return redirect(url_for("train.puzzle", puzzle_id=chosen.id, **query), code=303)
 
@@ -141,8 +169,15 @@ def hidden_ids(db: Session, player: Player) -> set[str]:
     return hidden_from(db, player, _quorum(), _daily_id(today()))
 
 
-def _choices() -> dict[str, Any]:
-    return {"rule_sets": tuple(PRESETS), "kinds": KINDS, "themes": bank().themes}
+def choices(filters: Mapping[str, str]) -> dict[str, Any]:
+    """The practice form: what may be chosen, each with its name for people, and what is chosen."""
+    return {
+        "filters": filters,
+        "rule_sets": [(name, TITLES[name][0]) for name in PRESETS],
+        "kinds": [("", "any kind"), *((kind, kind) for kind in KINDS)],
+        "themes": [("", "any theme", "")] + [(theme, theme, theme_line(theme)) for theme in bank().themes],
+        "difficulties": [("easier", "easier (-300)"), ("", "normal"), ("harder", "harder (+300)")],
+    }
 
 
 # ---- one puzzle -------------------------------------------------------------------------------------
@@ -202,6 +237,9 @@ def _puzzle_context(db: Session, player: Player, puzzle: Puzzle, errors: str | N
         "next_query": _next_query(request.values),
         "error": errors,
         "values": request.form if request.method == "POST" else {},
+        **choices(_filters(request.values, player) if request.method == "GET" else
+                  {"rules": player.rules, "kind": "", "theme": "", "difficulty": "",
+                   **_next_query(request.values)}),
     }
 
 
@@ -366,7 +404,9 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
     """The dashboard's figures from a player's attempts (oldest first)."""
     served = bank()
     rated = [attempt for attempt in attempts if attempt.rated]
-    history = [(attempt.created_at, attempt.rating_after, attempt.deviation_after) for attempt in rated]
+    line = rating_line(player, attempts)
+    history = [(attempt.created_at, attempt.rating_after, attempt.deviation_after)
+               for attempt in rated if attempt.id in line]
     themes: dict[str, list[int]] = {}
     for attempt in rated:
         puzzle = served.known(attempt.puzzle_id)
@@ -394,5 +434,24 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
         "right_count": sum(attempt.right for attempt in rated),
         "replays": len(attempts) - len(rated),
         "daily_streak": daily_streak(player, day),
-        "recent": [(attempt, served.known(attempt.puzzle_id)) for attempt in reversed(attempts[-10:])],
+        "recent": [(attempt, served.known(attempt.puzzle_id), attempt.id in line)
+                   for attempt in reversed(attempts[-10:])],
+        "adopted": sum(attempt.id not in line for attempt in rated),
+        "missed_any": any(not attempt.right for attempt in rated),
+        "practisable": set(served.themes),
     }
+
+
+def rating_line(player: Player, attempts: list[Attempt]) -> set[int]:
+    """The ids of the attempts (oldest first) that made the player's rating: followed back from
+    it, each attempt's rating before is the one after the attempt before it. Attempts another
+    browser made before logging in adopted them carry that browser's ratings, not this line's
+    (the account keeps its own rating: ``players.adopt``), so they are left out of the chart."""
+    line: set[int] = set()
+    rating = player.rating
+    for attempt in reversed(attempts):
+        if attempt.rating_after == rating:
+            line.add(attempt.id)
+            rating = attempt.rating_before
+    return line
+

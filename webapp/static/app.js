@@ -15,6 +15,7 @@ document.addEventListener("DOMContentLoaded", () => {
       else field.removeAttribute("aria-invalid");
     }
   });
+  quietReplacedRequests();
   document.body.addEventListener("htmx:configRequest", (event) => {
     const token = document.querySelector('meta[name="csrf-token"]');
     if (token && event.detail.verb !== "get") event.detail.headers["X-CSRFToken"] = token.content;
@@ -304,4 +305,24 @@ function setUpMeldBuilder() {
   form.addEventListener("input", render);
   form.addEventListener("change", render);
   render();
+}
+
+// hx-sync "replace" aborts a live answer still on its way when a newer question is asked: that is
+// the design, yet htmx 2 reports every abort as an error ("htmx:afterRequest", "htmx:sendAbort").
+// The request's own abort handler still runs (its events, the request lock let go); only htmx's
+// lines logged while it runs are kept out of the console.
+function quietReplacedRequests() {
+  const requests = new WeakMap();
+  document.body.addEventListener("htmx:beforeSend", (event) => requests.set(event.detail.elt, event.detail.xhr));
+  document.addEventListener("htmx:abort", (event) => {
+    const xhr = requests.get(event.detail.elt || event.target);
+    if (!xhr || !xhr.onabort || xhr.quietAbort) return;
+    const abort = xhr.onabort;
+    xhr.quietAbort = true;
+    xhr.onabort = function (...args) {
+      const log = console.error;
+      console.error = (...parts) => { if (!String(parts[0]).startsWith("htmx:")) log(...parts); };
+      try { return abort.apply(this, args); } finally { console.error = log; }
+    };
+  }, true);
 }
