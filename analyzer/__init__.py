@@ -44,8 +44,8 @@ _HOMES = {
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.round_solver": ("RoundSolver",),
-    "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
-                       "check_rules", "load_rules", "preset"),
+    "analyzer.rules": ("PRESETS", "ContractMode", "DiscardToGoOut", "MeldKind", "MeldSpec", "Rules", "RulesError",
+                       "SameSuitRuns", "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
                           "Table", "TableError", "extend_meld"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
@@ -68,6 +68,7 @@ __all__ = [
     "CardError",
     "ContractMode",
     "DiscardRow",
+    "DiscardToGoOut",
     "Event",
     "EventKind",
     "HandError",
@@ -135,9 +136,11 @@ if TYPE_CHECKING:
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
+    from analyzer.round_solver import RoundSolver
     from analyzer.rules import (
         PRESETS,
         ContractMode,
+        DiscardToGoOut,
         MeldKind,
         MeldSpec,
         Rules,
@@ -147,7 +150,6 @@ if TYPE_CHECKING:
         load_rules,
         preset,
     )
-    from analyzer.round_solver import RoundSolver
     from analyzer.simulate import (
         Event,
         EventKind,

@@ -53,7 +53,7 @@ from analyzer.cards import Card, Rank, Suit, sorted_cards, tokens
 from analyzer.hand import read_hand
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import Deadline
-from analyzer.rules import DeckRule, MeldKind, Rules
+from analyzer.rules import DeckRule, DiscardToGoOut, MeldKind, Rules
 from analyzer.solver.model import build_model, make_problem
 from analyzer.solver.translate import new_solver, translate_solution
 from analyzer.validate import validate_lay_down
@@ -160,12 +160,12 @@ def _near_best(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: D
         model.add(melded.get(card, 0) + var <= held[card])
     discards = sum(thrown.values())
     if not go_out:
-        if rules.discard_to_go_out == "required":
+        if rules.discard_to_go_out == DiscardToGoOut.REQUIRED:
             model.add(discards == 1)
         else:
             model.add(discards <= 1)
             model.add(melded_count + size * discards >= size)  # no discard: every card melded
-        if rules.discard_to_go_out == "never":
+        if rules.discard_to_go_out == DiscardToGoOut.NEVER:
             model.add(melded_count + size * discards <= 2 * size - 2)  # a discard: a card kept
     total = sum(rules.points_of(card) for card in cards)
     kept_points = total - sum(rules.points_of(card) * copies for card, copies in melded.items()) \
