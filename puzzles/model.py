@@ -4,7 +4,8 @@ A ``Puzzle`` is a frozen value with ``to_dict()`` / ``from_dict()`` (JSON lines 
 an ``id`` derived from its position, so the same position always has the same id:
 
     >>> from analyzer import parse_cards
-    >>> puzzle = Puzzle(kind="discard", rules="progressive", round=1, players=4, moment="after-draw",
+    >>> from analyzer import Moment
+    >>> puzzle = Puzzle(kind=Kind.DISCARD, rules="progressive", round=1, players=4, moment=Moment.AFTER_DRAW,
     ...                 hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD",))
     >>> Puzzle.from_dict(puzzle.to_dict()) == puzzle, len(puzzle.id)
     (True, 12)
@@ -21,6 +22,7 @@ The three kinds and what is right:
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import json
@@ -28,11 +30,24 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer import Card, MeldKind, PlacedMeld, parse_cards
+from analyzer import Card, MeldKind, Moment, PlacedMeld, parse_cards
 
-KINDS = ("lay-down", "discard", "buy")
+
+class Kind(enum.StrEnum):
+    """What a puzzle asks; the value is the JSON's ``kind`` (and the bank's file names)."""
+
+    LAY_DOWN = "lay-down"
+    DISCARD = "discard"
+    BUY = "buy"
+
+    @classmethod
+    def named(cls, value: Any, what: str = "kind") -> Kind:
+        """The kind called ``value``; ``PuzzleError`` for any other value."""
+        return cls(_choice(value, KINDS, what))
+
+
+KINDS: tuple[Kind, ...] = tuple(Kind)  # in the bank's order
 SOURCES = ("play", "planted")
-MOMENTS = ("before-draw", "after-draw")
 CANNOT = "cannot"  # the lay-down answer "it cannot be done"
 BUY, PASS = "buy", "pass"
 
@@ -80,11 +95,11 @@ class Puzzle:
     """One puzzle. The position (``kind`` to ``bought_last``) is what the player sees; the rest
     is what the generator derived from it and ``puzzles verify`` derives again."""
 
-    kind: str  # "lay-down", "discard" or "buy"
+    kind: Kind
     rules: str  # a preset name
     round: int
     players: int
-    moment: str  # "after-draw" (lay-down, discard) or "before-draw" (buy)
+    moment: Moment  # after the draw (lay-down, discard) or before it (buy)
     hand: tuple[Card, ...]  # in card order
     discard_pile: tuple[Card, ...] = ()  # oldest first; for a buy the offered card is not in it
     table: tuple[tuple[PlacedMeld, ...], ...] = ()  # the melds on the table, by seat
@@ -104,6 +119,13 @@ class Puzzle:
     source: str = "play"  # "play" or "planted"
     seed: int = 0
     generator: str = ""
+
+    def __post_init__(self) -> None:
+        # A kind or moment given by its JSON value becomes the enum member, here and only here.
+        if not isinstance(self.kind, Kind):
+            object.__setattr__(self, "kind", Kind.named(self.kind))
+        if not isinstance(self.moment, Moment):
+            object.__setattr__(self, "moment", _moment(self.moment))
 
     @property
     def seen(self) -> tuple[Card, ...]:
@@ -126,11 +148,11 @@ class Puzzle:
 
     def _fields_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "rules": self.rules,
             "round": self.round,
             "players": self.players,
-            "moment": self.moment,
+            "moment": self.moment.value,
             "hand": [card.token for card in self.hand],
             "discard_pile": [card.token for card in self.discard_pile],
             "table": [[meld.to_dict() for meld in melds] for melds in self.table],
@@ -161,11 +183,11 @@ class Puzzle:
             solution = data.get("solution")
             offered = data.get("offered")
             puzzle = cls(
-                kind=_choice(data["kind"], KINDS, "kind"),
+                kind=Kind.named(data["kind"]),
                 rules=_text(data["rules"], "rules"),
                 round=_int(data["round"], "round"),
                 players=_int(data["players"], "players"),
-                moment=_choice(data["moment"], MOMENTS, "moment"),
+                moment=_moment(data["moment"]),
                 hand=_cards(data["hand"], "hand"),
                 discard_pile=_cards(data.get("discard_pile", []), "discard_pile"),
                 table=tuple(
@@ -283,6 +305,11 @@ def _choice(value: Any, choices: Sequence[str], what: str) -> str:
     if value not in choices:
         raise PuzzleError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
     return str(value)
+
+
+def _moment(value: Any) -> Moment:
+    moments = {moment.value: moment for moment in Moment}
+    return moments[_choice(value, tuple(moments), "moment")]
 
 
 def _card(value: Any, what: str) -> Card:

@@ -38,7 +38,7 @@ from typing import Any
 
 from puzzles.check import check_lay_down
 from puzzles.generate import derive, difficulty
-from puzzles.model import BUY, PASS, Puzzle
+from puzzles.model import BUY, PASS, Kind, Puzzle
 
 BUY_FIGURES = ("difference", "margin", "std_error")
 CLEAR_BY = 3  # standard errors clear of the close-call margin (as generation accepts)
@@ -79,7 +79,7 @@ def check(puzzle: Puzzle) -> Report:
     """The stored puzzle against the one derived again from its position (module docstring)."""
     problems: list[str] = []
     best_play = None
-    if puzzle.kind == "lay-down" and puzzle.solution is not None:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None:
         verdict = check_lay_down(puzzle, puzzle.solution)
         if not verdict.right:
             problems.append(
@@ -87,22 +87,22 @@ def check(puzzle: Puzzle) -> Report:
             )
         else:
             best_play = puzzle.solution
-    if puzzle.kind == "buy":
+    if puzzle.kind is Kind.BUY:
         problems += _buy_figures_problems(puzzle)
     again = derive(position_of(puzzle), best_play)
     if again is None:
         return Report(tuple(problems + ["the position is no longer accepted as a clear puzzle"]))
-    compared = ("answers", "themes") if puzzle.kind == "buy" else ("answers", "best_points", "themes", "rating")
+    compared = ("answers", "themes") if puzzle.kind is Kind.BUY else ("answers", "best_points", "themes", "rating")
     for name in compared:
         stored, derived = getattr(puzzle, name), getattr(again, name)
         if stored != derived:
             problems.append(f"{name}: stored {_show(stored)}, derived {_show(derived)}")
-    if puzzle.kind == "lay-down" and puzzle.solution is not None and again.best_points is not None:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None and again.best_points is not None:
         points = check_lay_down(again, puzzle.solution).points
         if points is not None and points != again.best_points:
             problems.append(f"the stored best play keeps {points} points, the optimum {again.best_points}")
     notes: list[str] = []
-    if puzzle.kind == "buy":
+    if puzzle.kind is Kind.BUY:
         notes += _buy_figures_notes(puzzle, again)
     elif puzzle.to_dict()["margin"] != again.to_dict()["margin"]:
         problems.append(f"margin: stored {dict(puzzle.margin)}, derived {dict(again.margin)}")

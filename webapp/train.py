@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from analyzer import PRESETS, Card
-from puzzles.model import KINDS, Puzzle
+from puzzles.model import KINDS, Kind, Puzzle
 from webapp.answers import AnswerError, Scored, score
 from webapp.bank import bank, today
 from webapp.chart import rating_chart
@@ -272,9 +272,9 @@ def _check_token(public_id: str | None, puzzle_id: str) -> str:
 def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored:
     """The stored answer scored again (a repeated submission shows what was recorded)."""
     stored = attempt.answer or {}
-    if puzzle.kind == "discard":
+    if puzzle.kind is Kind.DISCARD:
         form = {"card": stored.get("discard", "")}
-    elif puzzle.kind == "buy":
+    elif puzzle.kind is Kind.BUY:
         form = {"choice": stored.get("choice", "")}
     elif stored.get("cannot"):
         form = {"cannot": "1"}

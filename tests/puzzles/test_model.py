@@ -4,6 +4,7 @@ follows the position and nothing else, and bad puzzle data refused with a messag
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import json
 from typing import Any
 
@@ -11,8 +12,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from analyzer import PRESETS, Card, MeldKind, PlacedMeld, parse_cards, preset
-from puzzles.model import KINDS, MOMENTS, SOURCES, LayDownAnswer, Puzzle, PuzzleError
+from analyzer import PRESETS, Card, MeldKind, Moment, PlacedMeld, parse_cards, preset
+from puzzles.bank import BANK_DIR, read_puzzles, write_puzzles
+from puzzles.model import KINDS, SOURCES, LayDownAnswer, Puzzle, PuzzleError
 from tests.strategies import hands
 
 cards = st.lists(st.sampled_from(parse_cards("AS 2C 7H 10D JC QS KH JK")), max_size=6).map(tuple)
@@ -46,7 +48,7 @@ def puzzles(draw: st.DrawFn) -> Puzzle:
         rules=name,
         round=draw(st.integers(1, len(rules.rounds))),
         players=draw(st.integers(2, 6)),
-        moment=draw(st.sampled_from(MOMENTS)),
+        moment=draw(st.sampled_from(list(Moment))),
         hand=tuple(sorted(draw(hands(rules, 1, 14, focus=draw(st.booleans()))), key=Card.sort_key)),
         discard_pile=draw(cards),
         table=tuple(draw(st.lists(st.lists(melds, max_size=3).map(tuple), max_size=4))),
@@ -142,3 +144,10 @@ def test_a_missing_field_is_named() -> None:
     del data["hand"]
     with pytest.raises(PuzzleError, match="'hand'"):
         Puzzle.from_dict(data)
+
+
+@pytest.mark.parametrize("path", sorted(BANK_DIR.glob("*.jsonl.gz")), ids=lambda path: path.name)
+def test_every_shipped_puzzle_reads_and_writes_back_byte_for_byte(path, tmp_path) -> None:
+    again = tmp_path / path.name
+    write_puzzles(again, read_puzzles(path))
+    assert gzip.decompress(again.read_bytes()) == gzip.decompress(path.read_bytes())
