@@ -143,9 +143,9 @@ def plan(
     names = list(presets) if presets else sorted(PRESETS, key=lambda name: (name != "progressive", name))
     shards = []
     for name in names:
-        for kind in kinds:
+        for kind in map(Kind, kinds):
             target = max(1, round(FULL_TARGETS.get(name, FULL_OTHER[kind]) * scale))
-            shard = Shard(name, Kind(kind), target)
+            shard = Shard(name, kind, target)
             if shard.rounds():
                 shards.append(shard)
     return shards

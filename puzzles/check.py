@@ -29,8 +29,8 @@ from puzzles.model import Kind, LayDownAnswer, Puzzle
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """An answer scored: right or not, and why not."""
+class Judgement:
+    """A lay-down judged: right or not, and why not (``analyzer.Verdict`` is a buy's verdict)."""
 
     right: bool
     problems: tuple[str, ...]  # why the play is illegal (empty: legal, or a "cannot")
@@ -73,15 +73,15 @@ def play_problems(
     return [], sum(rules.points_of(card) for card in leftover)
 
 
-def check_lay_down(puzzle: Puzzle, answer: LayDownAnswer) -> Verdict:
+def check_lay_down(puzzle: Puzzle, answer: LayDownAnswer) -> Judgement:
     """Score ``answer`` to a lay-down puzzle against its accepted answers."""
     if puzzle.kind is not Kind.LAY_DOWN:
         raise ValueError(f"puzzle {puzzle.id} is a {puzzle.kind} puzzle, not a lay-down puzzle")
     can = puzzle.best_points is not None
     if answer.cannot:
-        return Verdict(not can, (), None)
+        return Judgement(not can, (), None)
     problems, points = play_problems(puzzle.hand, preset(puzzle.rules), puzzle.round, answer)
-    return Verdict(points is not None and points == puzzle.best_points, tuple(problems), points)
+    return Judgement(points is not None and points == puzzle.best_points, tuple(problems), points)
 
 
 def check_answer(puzzle: Puzzle, answer: str | LayDownAnswer) -> bool:

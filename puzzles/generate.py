@@ -113,6 +113,7 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
 def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) -> Puzzle | None:
     if kind not in KINDS:
         raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
+    kind = Kind(kind)
     rule_set = preset(rules)
     rule_set.round(round_number)
     rng = random.Random(f"{STREAM}/{kind}/{rule_set.name}/{round_number}/{seed}/{source}")
@@ -169,7 +170,7 @@ Found = tuple[Puzzle | None, Known]
 Floor = tuple[Counter[Card], int]
 
 
-def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
+def _turn_position(table: Table, kind: Kind, floors: dict[int, Floor]) -> Found:
     """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
     table's own solver knows of the hand after the draw (``Known``), or what ``floors`` prove
     without solving: that it cannot lay down."""
