@@ -123,13 +123,13 @@ class Shard:
     def rounds(self) -> tuple[int, ...]:
         rules = preset(self.rules)
         numbers = range(1, len(rules.rounds) + 1)
-        if self.kind is Kind.BUY:
+        if self.kind == Kind.BUY:
             return tuple(n for n in numbers if rules.buys_in(n) != 0)
         return tuple(numbers)
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """(source, count): a fifth of a lay-down shard is planted."""
-        if self.kind is not Kind.LAY_DOWN:
+        if self.kind != Kind.LAY_DOWN:
             return (("play", self.target),)
         planted = self.target // PLANTED_SHARE
         return (("play", self.target - planted), ("planted", planted))

@@ -397,8 +397,8 @@ def _answer_lines(puzzle: Puzzle) -> list[str]:
         lines.append("Answer: discard " + " or ".join(a for a in puzzle.answers))
     else:
         lines.append(f"Answer: {puzzle.answers[0]}")
-    if puzzle.analysis.get("reason"):
-        lines.append(f"Why: {puzzle.analysis['reason']}")
+    if puzzle.analysis is not None and puzzle.analysis.reason:
+        lines.append(f"Why: {puzzle.analysis.reason}")
     lines.append(
         f"Themes: {', '.join(puzzle.themes) or '(none)'}; rating {puzzle.rating}; "
         f"{'planted' if puzzle.source == 'planted' else 'from play'} (seed {puzzle.seed}, {puzzle.generator})"

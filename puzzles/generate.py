@@ -28,7 +28,7 @@ import dataclasses
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from analyzer import (
@@ -54,7 +54,22 @@ from analyzer import (
 )
 from puzzles.check import play_problems
 from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
-from puzzles.model import BUY, CANNOT, KINDS, PASS, Kind, LayDownAnswer, Puzzle, meld_from_dict
+from puzzles.model import (
+    BUY,
+    CANNOT,
+    KINDS,
+    PASS,
+    BuyAnalysis,
+    BuyMargin,
+    DiscardAnalysis,
+    DiscardMargin,
+    Kind,
+    LayDownAnalysis,
+    LayDownAnswer,
+    LayDownMargin,
+    Puzzle,
+    meld_from_dict,
+)
 from puzzles.themes import tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
@@ -448,19 +463,19 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
         looks_ready = loose.can_lay_down and loose.proven_optimal
     if not looks_ready:
         return None
-    margin = {
-        "proven_optimal": True,
-        "hasty_failures": failures,
-        "hasty_players": len(hasty),
-        "looks_ready": looks_ready,
-        "near_best": _near_best(position, rules) if best.can_lay_down else 0,
-    }
+    margin = LayDownMargin(
+        proven_optimal=True,
+        hasty_failures=failures,
+        hasty_players=len(hasty),
+        looks_ready=looks_ready,
+        near_best=_near_best(position, rules) if best.can_lay_down else 0,
+    )
     best_said = _best_dict(best)
-    analysis = {
-        "best": best_said,
-        "hasty": hasty,
-        "reason": lay_down_reason(position.hand, rules, position.round, best_said, hasty),
-    }
+    analysis = LayDownAnalysis(
+        best=best_said,
+        hasty=hasty,
+        reason=lay_down_reason(position.hand, rules, position.round, best_said, hasty),
+    )
     return dataclasses.replace(
         position,
         answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
@@ -574,8 +589,8 @@ def lay_down_reason(
     hand: Sequence[Card],
     rules: Rules,
     round_number: int,
-    best: dict[str, Any],
-    hasty: Sequence[dict[str, Any]],
+    best: Mapping[str, Any],
+    hasty: Sequence[Mapping[str, Any]],
 ) -> str:
     """The puzzle's "why" for players: the best play (or that the hand cannot lay down) and the
     trap, what a hasty player does and why it fails, in a card player's words
@@ -640,13 +655,13 @@ def _discard(position: Puzzle) -> Puzzle | None:
     criterion = discard_criterion(first.to_dict(), runner.to_dict())
     if criterion is None:
         return None
-    margin = {"criterion": criterion, "top": first.to_dict(), "runner_up": runner.to_dict()}
-    analysis = {
-        "rows": [row.to_dict() for row in rows[: len(top) + 3]],
-        "cards_away": advice.lay_down.cards_away,
-        "unseen_outs": advice.unseen_outs,
-        "reason": _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
-    }
+    margin = DiscardMargin(criterion=criterion, top=first.to_dict(), runner_up=runner.to_dict())
+    analysis = DiscardAnalysis(
+        rows=[row.to_dict() for row in rows[: len(top) + 3]],
+        cards_away=advice.lay_down.cards_away,
+        unseen_outs=advice.unseen_outs,
+        reason=_discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
+    )
     return dataclasses.replace(
         position, answers=tuple(row.card.token for row in top), margin=margin, analysis=analysis
     )
@@ -733,26 +748,26 @@ def _buy(position: Puzzle) -> Puzzle | None:
         TIME_LIMIT,
         Moment.BEFORE_DRAW,
     ).cards_away
-    margin = {
-        "verdict": first.verdict.value,
-        "difference": round(first.difference, 2),
-        "margin": round(first.margin, 2),
-        "std_error": None if first.std_error is None else round(first.std_error, 2),
-        "second": {
+    margin = BuyMargin(
+        verdict=first.verdict.value,
+        difference=round(first.difference, 2),
+        margin=round(first.margin, 2),
+        std_error=None if first.std_error is None else round(first.std_error, 2),
+        second={
             "seed": BUY_SEEDS[1],
             "rollouts": 2 * BUY_ROLLOUTS,
             "verdict": verdicts[1].verdict.value,
             "difference": round(verdicts[1].difference, 2),
         },
-    }
-    analysis = {
-        "verdict": first.to_dict(),
-        "second": verdicts[1].to_dict(),
-        "cards_away": before,
-        "cards_away_with_card": after,
-        "needs_buying": needs_buying(preset(position.rules), position.round),
-        "reason": first.reason,
-    }
+    )
+    analysis = BuyAnalysis(
+        verdict=first.to_dict(),
+        second=verdicts[1].to_dict(),
+        cards_away=before,
+        cards_away_with_card=after,
+        needs_buying=needs_buying(preset(position.rules), position.round),
+        reason=first.reason,
+    )
     return dataclasses.replace(position, answers=(first.verdict.value,), margin=margin, analysis=analysis)
 
 
@@ -786,17 +801,20 @@ def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     rules = preset(puzzle.rules)
     wilds = sum(rules.is_wild(card) for card in puzzle.hand)
     score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * len(puzzle.themes)
+    margin = puzzle.margin
     if puzzle.kind is Kind.LAY_DOWN:
-        score += 150 * int(puzzle.margin.get("hasty_failures", 0))
+        laid = margin if isinstance(margin, LayDownMargin) else None
+        score += 150 * (laid.hasty_failures if laid else 0)
         score += 250 if puzzle.best_points is None else 0
-        near = int(puzzle.margin.get("near_best", 0)) if near_best else 0
+        near = (laid.near_best or 0) if laid and near_best else 0
         score += int(100 * math.log2(near)) if near > 1 else 0
-    elif puzzle.kind is Kind.DISCARD:
-        score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[puzzle.margin["criterion"]]
+    elif isinstance(margin, DiscardMargin):
+        score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[margin.criterion]
         score += 40 * min(len(puzzle.answers) - 1, 3)
     else:
-        clear = abs(puzzle.margin["difference"]) - puzzle.margin["margin"]
-        score += 200 + int(300 / (1 + max(0.0, clear) / max(1.0, puzzle.margin["margin"])))
+        assert isinstance(margin, BuyMargin), f"a {puzzle.kind} puzzle without its margin"
+        clear = abs(margin.difference) - margin.margin
+        score += 200 + int(300 / (1 + max(0.0, clear) / max(1.0, margin.margin)))
     return max(800, min(2200, int(round(score, -1))))
 
 
