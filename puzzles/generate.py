@@ -443,9 +443,9 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
                 f"the analyser's best play of {_tokens(position.hand)} in {rules.name} round "
                 f"{position.round} fails the validator: {problems or points}"
             )
-        if best_play is not None and not best_play.cannot:
-            if play_problems(position.hand, rules, position.round, best_play) == ([], best_points):
-                solution = best_play  # another play of equal merit: the one the themes read
+        if (best_play is not None and not best_play.cannot
+                and play_problems(position.hand, rules, position.round, best_play) == ([], best_points)):
+            solution = best_play  # another play of equal merit: the one the themes read
     hasty = [
         _hasty_outcome(position, rules, strategy, play, best_points) for strategy, play in hasty_plays.items()
     ]
@@ -787,7 +787,7 @@ def needs_buying(rules: Rules, round_number: int) -> bool:
 def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     """An initial rating (Glicko-2 scale, 800-2200) from the position, refined later by players'
     results: hasty players failed, hand size, wild cards, how near the runner-up is, and for a
-    lay-down how many plays are near the best (``margin["near_best"]``: distinct plays within
+    lay-down how many plays are near the best (``margin.near_best``: distinct plays within
     ``NEAR_MARGIN`` points of the best, up to ``NEAR_CAP``): 100 points for each doubling, so one
     play adds nothing, two add 100, ten about 330.
 

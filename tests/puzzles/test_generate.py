@@ -32,8 +32,8 @@ from puzzles.model import BUY, PASS, LayDownAnswer, Puzzle
 from puzzles.rerate import reword
 from puzzles.themes import tag
 from puzzles.verify import Report, check, position_of, verify
-from tests.strategies import hands, near_contract, within_deck
 from tests.puzzles.test_check import RULE_SETS, _reference_plays
+from tests.strategies import hands, near_contract, within_deck
 
 
 def position(kind: str, rules: str, round_number: int, hand: str, **fields: object) -> Puzzle:

@@ -13,9 +13,9 @@ import pytest
 from analyzer import near_best_plays
 from puzzles.bank import read_puzzles, write_puzzles
 from puzzles.daily import BAND, band_rating, eligible
-from puzzles.generate import GENERATOR, NEAR_CAP, NEAR_MARGIN, derive, difficulty, generate
+from puzzles.generate import GENERATOR, NEAR_CAP, NEAR_MARGIN, difficulty, generate
 from puzzles.rerate import RerateError, rerate, rerate_file
-from puzzles.verify import position_of, verify
+from puzzles.verify import verify
 
 
 def _lay_down_puzzle(seed_from: int = 0):
@@ -39,7 +39,7 @@ def test_many_near_best_plays_rate_harder_than_one_otherwise_equal() -> None:
 
 
 def test_the_term_is_the_count_of_plays_near_the_best() -> None:
-    for seed in range(0, 40):
+    for seed in range(40):
         puzzle = generate("lay-down", "progressive", 1 + seed % 7, seed)
         if puzzle is None or puzzle.best_points is None:
             continue
