@@ -3,8 +3,7 @@
 A ``Puzzle`` is a frozen value with ``to_dict()`` / ``from_dict()`` (JSON lines in the bank) and
 an ``id`` derived from its position, so the same position always has the same id:
 
-    >>> from analyzer import parse_cards
-    >>> from analyzer import Moment
+    >>> from analyzer import Moment, parse_cards
     >>> puzzle = Puzzle(kind=Kind.DISCARD, rules="progressive", round=1, players=4, moment=Moment.AFTER_DRAW,
     ...                 hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD",))
     >>> Puzzle.from_dict(puzzle.to_dict()) == puzzle, len(puzzle.id)
@@ -18,6 +17,10 @@ The three kinds and what is right:
   analyser's independent validator, never by comparing text.
 - ``discard``: every card of the top group (``answers``) is right.
 - ``buy``: ``answers`` is ``("buy",)`` or ``("pass",)``.
+
+Each kind stores what made it clear (``margin``) and why (``analysis``) as its own frozen values
+(``LayDownMargin``, ``DiscardAnalysis``, ...); a player's answer and its scoring live in
+``puzzles.answers``.
 """
 
 from __future__ import annotations
