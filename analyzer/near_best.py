@@ -53,7 +53,7 @@ from analyzer.cards import Card, Rank, Suit, sorted_cards, tokens
 from analyzer.hand import read_hand
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import Deadline
-from analyzer.rules import DeckRule, MeldKind, Rules
+from analyzer.rules import DeckRule, DiscardToGoOut, MeldKind, Rules
 from analyzer.solver.model import build_model, make_problem
 from analyzer.solver.translate import new_solver, translate_solution
 from analyzer.validate import validate_lay_down
@@ -203,12 +203,12 @@ def _discard_rows(model: cp_model.CpModel, rules: Rules, held: Counter[Card],
     for card, var in thrown.items():
         model.add(melded.get(card, 0) + var <= held[card])
     discards = sum(thrown.values())
-    if rules.discard_to_go_out == "required":
+    if rules.discard_to_go_out == DiscardToGoOut.REQUIRED:
         model.add(discards == 1)
     else:
         model.add(discards <= 1)
         model.add(melded_count + size * discards >= size)  # no discard: every card melded
-    if rules.discard_to_go_out == "never":
+    if rules.discard_to_go_out == DiscardToGoOut.NEVER:
         model.add(melded_count + size * discards <= 2 * size - 2)  # a discard: a card kept
     return thrown
 

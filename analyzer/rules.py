@@ -51,6 +51,14 @@ class SameSuitRuns(enum.Enum):
         return {SameSuitRuns.GAP: 1, SameSuitRuns.GAP_2: 2}.get(self)
 
 
+class DiscardToGoOut(enum.StrEnum):
+    """How a player goes out: the last card discarded, or every card melded (the TOML value)."""
+
+    REQUIRED = "required"  # only by discarding the last card
+    OPTIONAL = "optional"  # either way
+    NEVER = "never"  # only by melding every card: the last card is never a discard
+
+
 class RulesError(ValueError):
     """A rule set, round or rules file that cannot be used; the message names the problem."""
 
@@ -146,7 +154,7 @@ class Rules:
     max_wilds_per_meld: int | None = None  # None: any number
     wilds_may_outnumber_naturals: bool = True
     distinct_set_ranks: bool = False  # no two sets of one rank in a contract
-    discard_to_go_out: str = "required"  # "required", "optional" or "never"
+    discard_to_go_out: DiscardToGoOut = DiscardToGoOut.REQUIRED
     buys_per_round: int | None = None  # None: unlimited
     buy_penalty_cards: int = 1
     no_consecutive_buys: bool = False  # not the same player twice in succession
@@ -253,7 +261,7 @@ ROUNDS = (1, 30)
 MELDS_PER_CONTRACT = (1, 9)
 MELD_SIZES = {MeldKind.SET: (2, 14), MeldKind.PAIR: (2, 14), MeldKind.RUN: (3, 14)}
 RUN_LENGTH = (3, 14)
-DISCARD_TO_GO_OUT = ("required", "optional", "never")
+DISCARD_TO_GO_OUT = tuple(DiscardToGoOut)
 MOST_BUYS_WHEN_UNLIMITED = 5  # where buying is unlimited a hand is taken to hold at most this many
 TEXT_LENGTH = 200  # name and source
 
@@ -522,7 +530,7 @@ _BASE = Rules(
     decks=(DeckRule(2, 4, 2, 1), DeckRule(5, 8, 3, 2)),
     rounds=_rounds([6, 7, 8, 9, 10, 11, 12], PROGRESSIVE_CONTRACTS),
     points=FACE_VALUE,
-    discard_to_go_out="optional",
+    discard_to_go_out=DiscardToGoOut.OPTIONAL,
 )
 
 PRESETS: dict[str, Rules] = {
@@ -534,7 +542,7 @@ PRESETS: dict[str, Rules] = {
         decks=(DeckRule(3, 8, 3, 6),),
         rounds=_rounds(list(range(6, 14)), PROGRESSIVE_CONTRACTS + " 3S3+R4", go_out=(8,)),
         points=dataclasses.replace(FACE_VALUE, by_rank=(15,) + (5,) * 8 + (10,) * 4),
-        discard_to_go_out="required",
+        discard_to_go_out=DiscardToGoOut.REQUIRED,
     ),
     "contract": dataclasses.replace(
         _BASE,
@@ -542,7 +550,7 @@ PRESETS: dict[str, Rules] = {
         source="seeds 001 and 004 (Contract Rummy); 004's players-1 jokers is not used",
         decks=(DeckRule(3, 4, 2, 1), DeckRule(5, 8, 3, 2)),
         rounds=_rounds([10, 10, 10, 10, 12, 12, 12], PROGRESSIVE_CONTRACTS),
-        discard_to_go_out="required",
+        discard_to_go_out=DiscardToGoOut.REQUIRED,
     ),
     "pagat": dataclasses.replace(
         _BASE,
@@ -551,7 +559,7 @@ PRESETS: dict[str, Rules] = {
         decks=tuple(DeckRule(n, n, 2, n - 1) for n in (3, 4, 5)),
         rounds=_rounds([10, 10, 10, 12, 12, 12, 12], PROGRESSIVE_CONTRACTS, go_out=(7,)),
         points=dataclasses.replace(FACE_VALUE, joker=15),
-        discard_to_go_out="required",
+        discard_to_go_out=DiscardToGoOut.REQUIRED,
         no_consecutive_buys=True,
     ),
     "may-i": dataclasses.replace(
@@ -562,7 +570,7 @@ PRESETS: dict[str, Rules] = {
         rounds=_rounds([10, 10, 10, 12, 12, 12, 12], PROGRESSIVE_CONTRACTS),
         contract_mode=ContractMode.MINIMUM,
         same_suit_runs=SameSuitRuns.FREE,
-        discard_to_go_out="required",
+        discard_to_go_out=DiscardToGoOut.REQUIRED,
         no_consecutive_buys=True,
     ),
     "shanghai": dataclasses.replace(
@@ -576,7 +584,7 @@ PRESETS: dict[str, Rules] = {
         ace_low=False,
         max_wilds_per_meld=1,
         distinct_set_ranks=True,
-        discard_to_go_out="required",
+        discard_to_go_out=DiscardToGoOut.REQUIRED,
         buys_per_round=2,
         buy_penalty_cards=2,
     ),
@@ -587,7 +595,7 @@ PRESETS["shanghai-powe"] = dataclasses.replace(
     source="seed 003 (pagat: Shanghai Rummy, Tahelia Powe's version)",
     rounds=_rounds([10] * 8, "2S3 S3+R4 2R4 3S3 2S3+R4 S3+2R4 4S3 3R4"),
     same_suit_runs=SameSuitRuns.DISTINCT_SUITS,
-    discard_to_go_out="never",
+    discard_to_go_out=DiscardToGoOut.NEVER,
 )
 PRESETS["kolsov"] = dataclasses.replace(
     PRESETS["shanghai"],
@@ -617,7 +625,7 @@ PRESETS["eveleigh"] = dataclasses.replace(
     contract_mode=ContractMode.MINIMUM,
     same_suit_runs=SameSuitRuns.FREE,
     deuces_wild=True,
-    discard_to_go_out="required",
+    discard_to_go_out=DiscardToGoOut.REQUIRED,
 )
 ALIASES = {"liverpool": "pagat"}
 # Each preset's usual name and one line on what sets it apart, for people (the web's menus and
@@ -658,12 +666,13 @@ def preset_key(name: str) -> str:
 _ENUM_FIELDS: dict[str, type[enum.Enum]] = {
     "contract_mode": ContractMode,
     "same_suit_runs": SameSuitRuns,
+    "discard_to_go_out": DiscardToGoOut,
 }
 _SIMPLE_FIELDS: dict[str, type] = {
     "name": str, "source": str, "ace_low": bool, "ace_high": bool, "max_run_length": int,
     "deuces_wild": bool, "deuces_always_wild": bool, "two_position_in_runs": bool,
     "wilds_may_outnumber_naturals": bool, "distinct_set_ranks": bool,
-    "discard_to_go_out": str, "buy_penalty_cards": int, "no_consecutive_buys": bool,
+    "buy_penalty_cards": int, "no_consecutive_buys": bool,
 }
 _OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # a number, or "any" for no limit
 _RANK_KEYS = {"A": 0, "J": 10, "Q": 11, "K": 12, **{str(n): n - 1 for n in range(2, 11)}}

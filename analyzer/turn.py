@@ -28,7 +28,7 @@ from analyzer.hand import HandError, deck_copies
 from analyzer.melds import run_places, run_span, wild_cards, wild_limit_problems
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, MeldKind, Rules
+from analyzer.rules import MOST_BUYS_WHEN_UNLIMITED, DiscardToGoOut, MeldKind, Rules
 from analyzer.solver.bounds import play_keeps_at_least
 
 
@@ -169,7 +169,7 @@ def _not_this_turn(solver: RoundSolver, cards: tuple[Card, ...], whole: LayDown)
         play = best_turn(solver, cards + whole.missing)
         if play is not None:
             return dataclasses.replace(whole, with_missing=play.melds)
-        keep = 2 if rules.discard_to_go_out == "never" else 1
+        keep = 2 if rules.discard_to_go_out == DiscardToGoOut.NEVER else 1
         fewer = solver.lay_down(cards, meld_at_most=len(cards) - keep)
         play = None if fewer.cards_away is None else best_turn(solver, cards + fewer.missing)
         if play is None:
@@ -183,7 +183,7 @@ def _not_this_turn(solver: RoundSolver, cards: tuple[Card, ...], whole: LayDown)
     # before the discard. What the play of the hand and a card keeps is bounded below by the
     # hand and card's own best lay-down, as in ``best_turn``, so most are never played out.
     held = Counter(cards) + Counter(solver.seen)  # a missing card is a copy neither held nor seen
-    discard_needed = rules.discard_to_go_out == "required"
+    discard_needed = rules.discard_to_go_out == DiscardToGoOut.REQUIRED
     candidates = sorted((card for card in ALL_CARD_KINDS if held[card] < deck_copies(card, solver.deck)),
                         key=lambda card: (rules.is_wild(card), rules.points_of(card), card.sort_key()))
     best: tuple[tuple[int, int], Card, TurnPlay] | None = None
@@ -272,7 +272,7 @@ def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
     whole = solver.lay_down(cards)
     if not whole.can_lay_down:  # a smaller hand cannot lay down either
         return None
-    if not whole.leftover and rules.discard_to_go_out != "required":
+    if not whole.leftover and rules.discard_to_go_out != DiscardToGoOut.REQUIRED:
         return TurnPlay(whole.melds, (), 0, None, (), 0, True, whole)
     best: TurnPlay | None = None
     for card in dict.fromkeys(sorted(whole.leftover, key=lambda c: -rules.points_of(c))):
@@ -289,7 +289,7 @@ def best_turn(solver: RoundSolver, hand: Sequence[Card]) -> TurnPlay | None:
         # the cheapest other card (one stays); held before the discard: that and the card, and
         # at least the whole hand's best leftover; then the card's own tie-breaks.
         bound = max(whole.leftover_points - rules.points_of(card), 0,
-                    _cheapest_other(cards, card, rules) if rules.discard_to_go_out == "never" else 0)
+                    _cheapest_other(cards, card, rules) if rules.discard_to_go_out == DiscardToGoOut.NEVER else 0)
         at_best = (bound, max(whole.leftover_points, bound + rules.points_of(card)), rules.is_wild(card),
                    card.sort_key())
         if best is not None and at_best >= best.merit(rules):
@@ -324,7 +324,7 @@ def play_with_discard(solver: RoundSolver, cards: tuple[Card, ...], discard: Car
         leftover = list(lay_down.leftover) + [discard]
     kept = list(leftover)
     kept.remove(discard)
-    if not kept and rules.discard_to_go_out == "never":
+    if not kept and rules.discard_to_go_out == DiscardToGoOut.NEVER:
         # Going out by discarding is not allowed: lay down at least one card fewer, or not at all.
         lay_down = solver.lay_down(rest, meld_at_most=len(rest) - 1)
         if not lay_down.can_lay_down or not lay_down.leftover:

@@ -24,13 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer import PRESETS, preset
-from puzzles.model import KINDS, Puzzle, PuzzleError
+from puzzles.model import KINDS, Kind, Puzzle, PuzzleError
 
 BANK_DIR = Path(__file__).with_name("bank")
 RETIRED = "retired"  # the bank folder's subfolder of retired puzzles, a file per shard
 FULL_TARGETS = {"progressive": 300}  # per kind; every other preset FULL_OTHER of each kind
 # At least 40 of each kind; lay-downs, the cheapest kind by far, make the bank's 2,000.
-FULL_OTHER = {"lay-down": 100, "discard": 40, "buy": 40}
+FULL_OTHER = {Kind.LAY_DOWN: 100, Kind.DISCARD: 40, Kind.BUY: 40}
 PLANTED_SHARE = 5  # lay-down shards: one puzzle in this many is planted (at most a quarter)
 MAX_LINE = 1 << 20
 
@@ -113,7 +113,7 @@ class Shard:
     """One file of the bank: puzzles of one kind and preset, from play and (lay-down) planted."""
 
     rules: str
-    kind: str
+    kind: Kind
     target: int
 
     @property
@@ -123,13 +123,13 @@ class Shard:
     def rounds(self) -> tuple[int, ...]:
         rules = preset(self.rules)
         numbers = range(1, len(rules.rounds) + 1)
-        if self.kind == "buy":
+        if self.kind == Kind.BUY:
             return tuple(n for n in numbers if rules.buys_in(n) != 0)
         return tuple(numbers)
 
     def parts(self) -> tuple[tuple[str, int], ...]:
         """(source, count): a fifth of a lay-down shard is planted."""
-        if self.kind != "lay-down":
+        if self.kind != Kind.LAY_DOWN:
             return (("play", self.target),)
         planted = self.target // PLANTED_SHARE
         return (("play", self.target - planted), ("planted", planted))
@@ -143,7 +143,7 @@ def plan(
     names = list(presets) if presets else sorted(PRESETS, key=lambda name: (name != "progressive", name))
     shards = []
     for name in names:
-        for kind in kinds:
+        for kind in map(Kind, kinds):
             target = max(1, round(FULL_TARGETS.get(name, FULL_OTHER[kind]) * scale))
             shard = Shard(name, kind, target)
             if shard.rounds():

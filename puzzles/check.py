@@ -24,13 +24,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from analyzer import Card, Rules, preset, validate_lay_down
-from puzzles.model import LayDownAnswer, Puzzle
+from analyzer import Card, DiscardToGoOut, Rules, preset, validate_lay_down
+from puzzles.model import Kind, LayDownAnswer, Puzzle
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """An answer scored: right or not, and why not."""
+class Judgement:
+    """A lay-down judged: right or not, and why not (``analyzer.Verdict`` is a buy's verdict)."""
 
     right: bool
     problems: tuple[str, ...]  # why the play is illegal (empty: legal, or a "cannot")
@@ -64,36 +64,36 @@ def play_problems(
     if not round_rule.go_out:
         if play.discard is None and leftover:
             problems.append("the turn ends with a discard, but no card is discarded")
-        elif play.discard is None and rules.discard_to_go_out == "required":
+        elif play.discard is None and rules.discard_to_go_out == DiscardToGoOut.REQUIRED:
             problems.append("going out needs a discard under these rules, and every card is melded")
-        elif play.discard is not None and not leftover and rules.discard_to_go_out == "never":
+        elif play.discard is not None and not leftover and rules.discard_to_go_out == DiscardToGoOut.NEVER:
             problems.append("these rules do not let a player go out by discarding the last card")
     if problems:
         return problems, None
     return [], sum(rules.points_of(card) for card in leftover)
 
 
-def check_lay_down(puzzle: Puzzle, answer: LayDownAnswer) -> Verdict:
+def check_lay_down(puzzle: Puzzle, answer: LayDownAnswer) -> Judgement:
     """Score ``answer`` to a lay-down puzzle against its accepted answers."""
-    if puzzle.kind != "lay-down":
+    if puzzle.kind is not Kind.LAY_DOWN:
         raise ValueError(f"puzzle {puzzle.id} is a {puzzle.kind} puzzle, not a lay-down puzzle")
     can = puzzle.best_points is not None
     if answer.cannot:
-        return Verdict(not can, (), None)
+        return Judgement(not can, (), None)
     problems, points = play_problems(puzzle.hand, preset(puzzle.rules), puzzle.round, answer)
-    return Verdict(points is not None and points == puzzle.best_points, tuple(problems), points)
+    return Judgement(points is not None and points == puzzle.best_points, tuple(problems), points)
 
 
 def check_answer(puzzle: Puzzle, answer: str | LayDownAnswer) -> bool:
     """Whether ``answer`` is right: a ``LayDownAnswer`` for a lay-down puzzle, a card token for a
     discard puzzle (any spelling), ``buy`` or ``pass`` for a buy puzzle."""
-    if puzzle.kind == "lay-down":
+    if puzzle.kind is Kind.LAY_DOWN:
         if not isinstance(answer, LayDownAnswer):
             raise TypeError("a lay-down puzzle is answered with a LayDownAnswer")
         return check_lay_down(puzzle, answer).right
     if not isinstance(answer, str):
         raise TypeError(f"a {puzzle.kind} puzzle is answered with text")
-    if puzzle.kind == "discard":
+    if puzzle.kind is Kind.DISCARD:
         try:
             token = Card.parse(answer.strip()).token
         except ValueError:

@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from analyzer import preset
 from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, plan, read_puzzles
 from puzzles.daily import DailyError, daily
-from puzzles.model import KINDS, Puzzle
+from puzzles.model import KINDS, Kind, Puzzle
 
 PROG = "puzzles"
 BAD_INPUT = 2
@@ -139,10 +139,10 @@ def _natural(text: str) -> int:
     return int(text)
 
 
-def _kind(text: str) -> str:
+def _kind(text: str) -> Kind:
     if text not in KINDS:
         raise UsageError(f"unknown kind {text!r}: lay-down, discard or buy")
-    return text
+    return Kind(text)
 
 
 def _preset(text: str) -> str:
@@ -152,7 +152,7 @@ def _preset(text: str) -> str:
 
 def _rounds(text: str | None, rules: str, kind: str) -> list[int]:
     rule_set = preset(rules)
-    every = [n for n in range(1, len(rule_set.rounds) + 1) if kind != "buy" or rule_set.buys_in(n) != 0]
+    every = [n for n in range(1, len(rule_set.rounds) + 1) if kind != Kind.BUY or rule_set.buys_in(n) != 0]
     if text is None:
         if not every:
             raise UsageError(f"{rules!r} allows no buying in any round")
@@ -165,7 +165,7 @@ def _rounds(text: str | None, rules: str, kind: str) -> list[int]:
         numbers += range(int(low), int(high or low) + 1)
     for number in numbers:
         rule_set.round(number)
-        if kind == "buy" and rule_set.buys_in(number) == 0:
+        if kind == Kind.BUY and rule_set.buys_in(number) == 0:
             raise UsageError(f"{rules!r} allows no buying in round {number}")
     if not numbers:
         raise UsageError("--rounds names no round")
@@ -269,7 +269,7 @@ def _ray_attempts(jobs: Iterator[tuple[str, str, int, int, str]]) -> Generator[P
 def _generate(args: argparse.Namespace) -> int:
     kind = _kind(args.kind)
     rules = _preset(args.rules)
-    if args.planted and kind != "lay-down":
+    if args.planted and kind != Kind.LAY_DOWN:
         raise UsageError("--planted makes lay-down puzzles only")
     rounds = _rounds(args.rounds, rules, kind)
     puzzles = generate_many(
@@ -350,9 +350,9 @@ def describe(puzzle: Puzzle, answer: bool = False) -> str:
     rules = preset(puzzle.rules)
     rule = rules.round(puzzle.round)
     question = {
-        "lay-down": "Can you lay down? Lay down the contract and discard, or say it cannot be done.",
-        "discard": "Which card do you discard?",
-        "buy": f"The player before you passes the {puzzle.offered.face if puzzle.offered else '?'}: "
+        Kind.LAY_DOWN: "Can you lay down? Lay down the contract and discard, or say it cannot be done.",
+        Kind.DISCARD: "Which card do you discard?",
+        Kind.BUY: f"The player before you passes the {puzzle.offered.face if puzzle.offered else '?'}: "
         f"buy it (with {rules.buy_penalty_in(puzzle.round)} penalty card(s)) or pass?",
     }[puzzle.kind]
     lines = [
@@ -360,7 +360,7 @@ def describe(puzzle: Puzzle, answer: bool = False) -> str:
             f"Puzzle {puzzle.id}: {puzzle.kind}, {puzzle.rules} round {puzzle.round} "
             f"({rule.describe_contract()}"
             f"{', go-out round' if rule.go_out else ''}), {puzzle.players} players, your turn {puzzle.turn}, "
-            f"{puzzle.moment.replace('-', ' ')}"
+            f"{puzzle.moment.value.replace('-', ' ')}"
         ),
         f"Your hand ({len(puzzle.hand)} cards): {_faces(puzzle.hand)}",
         (
@@ -381,7 +381,7 @@ def describe(puzzle: Puzzle, answer: bool = False) -> str:
 
 def _answer_lines(puzzle: Puzzle) -> list[str]:
     lines = []
-    if puzzle.kind == "lay-down":
+    if puzzle.kind is Kind.LAY_DOWN:
         if puzzle.best_points is None:
             lines.append("Answer: it cannot be done.")
         else:
@@ -393,12 +393,12 @@ def _answer_lines(puzzle: Puzzle) -> list[str]:
             lines.append(
                 f"  discard {puzzle.solution.discard.face}" if puzzle.solution.discard else "  no discard"
             )
-    elif puzzle.kind == "discard":
+    elif puzzle.kind is Kind.DISCARD:
         lines.append("Answer: discard " + " or ".join(a for a in puzzle.answers))
     else:
         lines.append(f"Answer: {puzzle.answers[0]}")
-    if puzzle.analysis.get("reason"):
-        lines.append(f"Why: {puzzle.analysis['reason']}")
+    if puzzle.analysis is not None and puzzle.analysis.reason:
+        lines.append(f"Why: {puzzle.analysis.reason}")
     lines.append(
         f"Themes: {', '.join(puzzle.themes) or '(none)'}; rating {puzzle.rating}; "
         f"{'planted' if puzzle.source == 'planted' else 'from play'} (seed {puzzle.seed}, {puzzle.generator})"

@@ -24,7 +24,7 @@ from datetime import date
 
 from analyzer import PRESETS
 from puzzles.generate import difficulty
-from puzzles.model import KINDS, Puzzle
+from puzzles.model import KINDS, LayDownMargin, Puzzle
 
 EPOCH = date(2026, 1, 1)
 BAND = (1250, 1750)  # mid difficulty, on the rating scale
@@ -63,7 +63,7 @@ def band_rating(puzzle: Puzzle) -> int:
     (``difficulty(near_best=False)``). That term came with generator puzzles-2 and re-rated the
     bank; read here it would have moved a third of the days already dealt to other puzzles, and
     a refinement of the rating should not re-deal the calendar."""
-    if puzzle.kind == "lay-down" and "near_best" in puzzle.margin:
+    if isinstance(puzzle.margin, LayDownMargin) and puzzle.margin.near_best is not None:
         return difficulty(puzzle, near_best=False)
     return puzzle.rating
 

@@ -28,11 +28,12 @@ import dataclasses
 import math
 import random
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from analyzer import (
     Card,
+    DiscardToGoOut,
     LayDown,
     MeldKind,
     Moment,
@@ -53,7 +54,22 @@ from analyzer import (
 )
 from puzzles.check import play_problems
 from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
-from puzzles.model import BUY, CANNOT, KINDS, PASS, LayDownAnswer, Puzzle, meld_from_dict
+from puzzles.model import (
+    BUY,
+    CANNOT,
+    KINDS,
+    PASS,
+    BuyAnalysis,
+    BuyMargin,
+    DiscardAnalysis,
+    DiscardMargin,
+    Kind,
+    LayDownAnalysis,
+    LayDownAnswer,
+    LayDownMargin,
+    Puzzle,
+    meld_from_dict,
+)
 from puzzles.themes import tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
@@ -85,7 +101,7 @@ TIME_LIMIT = 600.0
 MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for
 # Positions derived per table at most: a discard table costs ~0.1-5 s, a buy two verdicts (seconds);
 # a lay-down look costs milliseconds and is not capped (a table has fewer than 1000 turns).
-LOOKS = {"lay-down": 1000, "discard": 10, "buy": 3}
+LOOKS = {Kind.LAY_DOWN: 1000, Kind.DISCARD: 10, Kind.BUY: 3}
 BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
 BUY_SEEDS = (0, 1)
 OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
@@ -112,17 +128,18 @@ def generate(kind: str, rules: str, round_number: int, seed: int, *, source: str
 def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) -> Puzzle | None:
     if kind not in KINDS:
         raise ValueError(f"unknown puzzle kind {kind!r}; known: {', '.join(KINDS)}")
+    kind = Kind(kind)
     rule_set = preset(rules)
     rule_set.round(round_number)
     rng = random.Random(f"{STREAM}/{kind}/{rule_set.name}/{round_number}/{seed}/{source}")
     players = rng.choice(table_sizes(rule_set))
     if source == "planted":
-        if kind != "lay-down":
+        if kind != Kind.LAY_DOWN:
             raise ValueError("only lay-down puzzles are planted")
         return _planted(rule_set, round_number, players, rng, seed)
     if source != "play":
         raise ValueError(f"a puzzle comes from 'play' or is 'planted', not {source!r}")
-    if kind == "buy" and rule_set.buys_in(round_number) == 0:
+    if kind == Kind.BUY and rule_set.buys_in(round_number) == 0:
         return None
     table = Table.deal(rule_set, round_number, players, rng.randrange(2**32), work=WORK)
     start = rng.randrange(2 * players)  # the first table turn whose positions count
@@ -130,7 +147,7 @@ def _generate(kind: str, rules: str, round_number: int, seed: int, source: str) 
     floors: dict[int, Floor] = {}
     while not table.finished:
         if table.turn >= start:
-            position, known = _buy_position(table) if kind == "buy" else _turn_position(table, kind, floors)
+            position, known = _buy_position(table) if kind == Kind.BUY else _turn_position(table, kind, floors)
             if position is not None and _worth_a_look(position, known):
                 position = dataclasses.replace(position, seed=seed, generator=GENERATOR)
                 looks += 1
@@ -168,7 +185,7 @@ Found = tuple[Puzzle | None, Known]
 Floor = tuple[Counter[Card], int]
 
 
-def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
+def _turn_position(table: Table, kind: Kind, floors: dict[int, Floor]) -> Found:
     """The seat in turn after its draw, when it has not laid down; for a lay-down, what the
     table's own solver knows of the hand after the draw (``Known``), or what ``floors`` prove
     without solving: that it cannot lay down."""
@@ -179,13 +196,13 @@ def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
     view = table.view(seat)
     policy = table.policies[seat]
     state = None
-    if kind == "lay-down" and isinstance(policy, SimulatedPlayer):
+    if kind == Kind.LAY_DOWN and isinstance(policy, SimulatedPlayer):
         # The player's own plan (memoised, the table asked it already): a hand more than two
         # cards away before its draw can neither lay down after it nor look ready.
         state = policy.start(view.hand)
         if state.away is not None and state.away > 2:
             return None, None
-    if kind == "discard" and isinstance(policy, SimulatedPlayer):
+    if kind == Kind.DISCARD and isinstance(policy, SimulatedPlayer):
         # Two cards the plan does not use tie on cards away and outs nearly always (the table
         # ranks them by points only): no clear answer, so no costly discard table.
         state = policy.start(view.hand)
@@ -200,7 +217,7 @@ def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
         return None, None
     known: Known = None
     go_out = table.rules.round(table.round_number).go_out
-    if kind == "lay-down" and state is not None and not go_out:
+    if kind == Kind.LAY_DOWN and state is not None and not go_out:
         assert isinstance(policy, SimulatedPlayer)
         hand = Counter(view.hand + (drawn,))
         if state.away and away_at_least(floors.get(seat), hand) >= 1:
@@ -214,7 +231,7 @@ def _turn_position(table: Table, kind: str, floors: dict[int, Floor]) -> Found:
         rules=table.rules.name,
         round=table.round_number,
         players=table.players,
-        moment="after-draw",
+        moment=Moment.AFTER_DRAW,
         hand=_sorted(view.hand + (drawn,)),
         discard_pile=tuple(pile),
         table=tuple(tuple(melds) for melds in table.melds),
@@ -271,11 +288,11 @@ def _buy_position(table: Table) -> Found:
     if table.melds[seat] or not table.may_buy(seat):
         return None, None
     return Puzzle(
-        kind="buy",
+        kind=Kind.BUY,
         rules=table.rules.name,
         round=table.round_number,
         players=table.players,
-        moment="before-draw",
+        moment=Moment.BEFORE_DRAW,
         hand=_sorted(table.hands[seat]),
         discard_pile=tuple(table.discards[:-1]),
         table=tuple(tuple(melds) for melds in table.melds),
@@ -291,12 +308,12 @@ def _worth_a_look(position: Puzzle, known: Known = None) -> bool:
     """A cheap filter before the costly analysis: a buy only of one of the hand's outs; a
     lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
     may look ready: ``derive`` rejects it otherwise, the same way)."""
-    if position.kind == "lay-down":
+    if position.kind is Kind.LAY_DOWN:
         if known is None or (known is not False and known.can_lay_down):
             return True
         rules = preset(position.rules)
         return any(not hasty_play(position.hand, rules, position.round, strategy).cannot for strategy in STRATEGIES)
-    if position.kind != "buy":
+    if position.kind is not Kind.BUY:
         return True
     advice = advise(
         position.hand,
@@ -304,7 +321,7 @@ def _worth_a_look(position: Puzzle, known: Known = None) -> bool:
         position.round,
         position.players,
         seen=position.seen,
-        moment="before-draw",
+        moment=Moment.BEFORE_DRAW,
         time_limit=TIME_LIMIT,
     )
     return not advice.unfinished and any(out.card == position.offered for out in advice.outs)
@@ -348,11 +365,11 @@ def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, 
     if Counter(hand)[_JOKER] > deck.jokers:
         return None
     position = Puzzle(
-        kind="lay-down",
+        kind=Kind.LAY_DOWN,
         rules=rules.name,
         round=round_number,
         players=players,
-        moment="after-draw",
+        moment=Moment.AFTER_DRAW,
         hand=_sorted(hand),
         source="planted",
         seed=seed,
@@ -382,10 +399,10 @@ def derive(position: Puzzle, best_play: LayDownAnswer | None = None, *, known: K
 
 
 def _derive(position: Puzzle, best_play: LayDownAnswer | None, known: Known = None) -> Puzzle | None:
-    if position.kind == "lay-down":
+    if position.kind is Kind.LAY_DOWN:
         derived = _lay_down(position, best_play, known)
     else:
-        derived = {"discard": _discard, "buy": _buy}[position.kind](position)
+        derived = {Kind.DISCARD: _discard, Kind.BUY: _buy}[position.kind](position)
     if derived is None:
         return None
     puzzle = derived
@@ -419,19 +436,19 @@ def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: K
     looks_ready = best.can_lay_down or _looks_ready(position, rules)
     if not looks_ready:
         return None
-    margin = {
-        "proven_optimal": True,
-        "hasty_failures": failures,
-        "hasty_players": len(hasty),
-        "looks_ready": looks_ready,
-        "near_best": _near_best(position, rules) if best.can_lay_down else 0,
-    }
+    margin = LayDownMargin(
+        proven_optimal=True,
+        hasty_failures=failures,
+        hasty_players=len(hasty),
+        looks_ready=looks_ready,
+        near_best=_near_best(position, rules) if best.can_lay_down else 0,
+    )
     best_said = _best_dict(best)
-    analysis = {
-        "best": best_said,
-        "hasty": hasty,
-        "reason": lay_down_reason(position.hand, rules, position.round, best_said, hasty),
-    }
+    analysis = LayDownAnalysis(
+        best=best_said,
+        hasty=hasty,
+        reason=lay_down_reason(position.hand, rules, position.round, best_said, hasty),
+    )
     return dataclasses.replace(
         position,
         answers=(("lay-down",) if best.can_lay_down else (CANNOT,)),
@@ -518,7 +535,7 @@ RELAXATIONS: dict[str, dict[str, Any]] = {
     "ace": {"ace_low": True, "ace_high": True},
     "wilds-per-meld": {"max_wilds_per_meld": None, "wilds_may_outnumber_naturals": True},
     "distinct-set-ranks": {"distinct_set_ranks": False},
-    "discard-to-go-out": {"discard_to_go_out": "optional"},
+    "discard-to-go-out": {"discard_to_go_out": DiscardToGoOut.OPTIONAL},
     "go-out-round": {},  # the round's go_out flag, set below
 }
 
@@ -548,7 +565,7 @@ def _hasty_outcome(
                 continue
             loose = dataclasses.replace(
                 rules,
-                discard_to_go_out="optional",
+                discard_to_go_out=DiscardToGoOut.OPTIONAL,
                 rounds=tuple(dataclasses.replace(rule, go_out=False) for rule in rules.rounds),
             )
         else:
@@ -587,8 +604,8 @@ def lay_down_reason(
     hand: Sequence[Card],
     rules: Rules,
     round_number: int,
-    best: dict[str, Any],
-    hasty: Sequence[dict[str, Any]],
+    best: Mapping[str, Any],
+    hasty: Sequence[Mapping[str, Any]],
 ) -> str:
     """The puzzle's "why" for players: the best play (or that the hand cannot lay down) and the
     trap, what a hasty player does and why it fails, in a card player's words
@@ -639,7 +656,7 @@ def _discard(position: Puzzle) -> Puzzle | None:
         position.players,
         seen=position.seen,
         discards=True,
-        moment="after-draw",
+        moment=Moment.AFTER_DRAW,
         time_limit=TIME_LIMIT,
     )
     if not advice.lay_down.proven_optimal or not advice.discards or advice.unfinished:
@@ -653,13 +670,13 @@ def _discard(position: Puzzle) -> Puzzle | None:
     criterion = discard_criterion(first.to_dict(), runner.to_dict())
     if criterion is None:
         return None
-    margin = {"criterion": criterion, "top": first.to_dict(), "runner_up": runner.to_dict()}
-    analysis = {
-        "rows": [row.to_dict() for row in rows[: len(top) + 3]],
-        "cards_away": advice.lay_down.cards_away,
-        "unseen_outs": advice.unseen_outs,
-        "reason": _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
-    }
+    margin = DiscardMargin(criterion=criterion, top=first.to_dict(), runner_up=runner.to_dict())
+    analysis = DiscardAnalysis(
+        rows=[row.to_dict() for row in rows[: len(top) + 3]],
+        cards_away=advice.lay_down.cards_away,
+        unseen_outs=advice.unseen_outs,
+        reason=_discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
+    )
     return dataclasses.replace(
         position, answers=tuple(row.card.token for row in top), margin=margin, analysis=analysis
     )
@@ -722,7 +739,7 @@ def _buy(position: Puzzle) -> Puzzle | None:
             seed=seed,
             buys_used=position.buys_used,
             bought_last=position.bought_last,
-            moment="before-draw",
+            moment=Moment.BEFORE_DRAW,
             turn=position.turn,
             time_limit=TIME_LIMIT,
         )
@@ -746,26 +763,26 @@ def _buy(position: Puzzle) -> Puzzle | None:
         TIME_LIMIT,
         Moment.BEFORE_DRAW,
     ).cards_away
-    margin = {
-        "verdict": first.verdict.value,
-        "difference": round(first.difference, 2),
-        "margin": round(first.margin, 2),
-        "std_error": None if first.std_error is None else round(first.std_error, 2),
-        "second": {
+    margin = BuyMargin(
+        verdict=first.verdict.value,
+        difference=round(first.difference, 2),
+        margin=round(first.margin, 2),
+        std_error=None if first.std_error is None else round(first.std_error, 2),
+        second={
             "seed": BUY_SEEDS[1],
             "rollouts": 2 * BUY_ROLLOUTS,
             "verdict": verdicts[1].verdict.value,
             "difference": round(verdicts[1].difference, 2),
         },
-    }
-    analysis = {
-        "verdict": first.to_dict(),
-        "second": verdicts[1].to_dict(),
-        "cards_away": before,
-        "cards_away_with_card": after,
-        "needs_buying": needs_buying(preset(position.rules), position.round),
-        "reason": first.reason,
-    }
+    )
+    analysis = BuyAnalysis(
+        verdict=first.to_dict(),
+        second=verdicts[1].to_dict(),
+        cards_away=before,
+        cards_away_with_card=after,
+        needs_buying=needs_buying(preset(position.rules), position.round),
+        reason=first.reason,
+    )
     return dataclasses.replace(position, answers=(first.verdict.value,), margin=margin, analysis=analysis)
 
 
@@ -774,7 +791,7 @@ def needs_buying(rules: Rules, round_number: int) -> bool:
     going out needs a discard): only buying gets it down (docs/advice.md)."""
     rule = rules.round(round_number)
     needed = sum(spec.size for spec in rule.contract) + (
-        rules.discard_to_go_out == "required" and not rule.go_out
+        rules.discard_to_go_out == DiscardToGoOut.REQUIRED and not rule.go_out
     )
     return needed > rule.deal + 1
 
@@ -785,7 +802,7 @@ def needs_buying(rules: Rules, round_number: int) -> bool:
 def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     """An initial rating (Glicko-2 scale, 800-2200) from the position, refined later by players'
     results: hasty players failed, hand size, wild cards, how near the runner-up is, and for a
-    lay-down how many plays are near the best (``margin["near_best"]``: distinct plays within
+    lay-down how many plays are near the best (``margin.near_best``: distinct plays within
     ``NEAR_MARGIN`` points of the best, up to ``NEAR_CAP``): 100 points for each doubling, so one
     play adds nothing, two add 100, ten about 330.
 
@@ -799,17 +816,20 @@ def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     rules = preset(puzzle.rules)
     wilds = sum(rules.is_wild(card) for card in puzzle.hand)
     score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * len(puzzle.themes)
-    if puzzle.kind == "lay-down":
-        score += 150 * int(puzzle.margin.get("hasty_failures", 0))
+    margin = puzzle.margin
+    if puzzle.kind is Kind.LAY_DOWN:
+        laid = margin if isinstance(margin, LayDownMargin) else None
+        score += 150 * (laid.hasty_failures if laid else 0)
         score += 250 if puzzle.best_points is None else 0
-        near = int(puzzle.margin.get("near_best", 0)) if near_best else 0
+        near = (laid.near_best or 0) if laid and near_best else 0
         score += int(100 * math.log2(near)) if near > 1 else 0
-    elif puzzle.kind == "discard":
-        score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[puzzle.margin["criterion"]]
+    elif isinstance(margin, DiscardMargin):
+        score += {"lays-down": 50, "goes-out": 50, "cards-away": 200, "outs": 350}[margin.criterion]
         score += 40 * min(len(puzzle.answers) - 1, 3)
     else:
-        clear = abs(puzzle.margin["difference"]) - puzzle.margin["margin"]
-        score += 200 + int(300 / (1 + max(0.0, clear) / max(1.0, puzzle.margin["margin"])))
+        assert isinstance(margin, BuyMargin), f"a {puzzle.kind} puzzle without its margin"
+        clear = abs(margin.difference) - margin.margin
+        score += 200 + int(300 / (1 + max(0.0, clear) / max(1.0, margin.margin)))
     return max(800, min(2200, int(round(score, -1))))
 
 

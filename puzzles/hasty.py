@@ -33,6 +33,7 @@ from analyzer import (
     LOW_ACE,
     Card,
     ContractMode,
+    DiscardToGoOut,
     MeldKind,
     MeldSpec,
     PlacedMeld,
@@ -61,7 +62,7 @@ def loose_rules(rules: Rules) -> Rules:
         max_wilds_per_meld=None,
         wilds_may_outnumber_naturals=True,
         distinct_set_ranks=False,
-        discard_to_go_out="optional",
+        discard_to_go_out=DiscardToGoOut.OPTIONAL,
         rounds=tuple(dataclasses.replace(rule, go_out=False) for rule in rules.rounds),
     )
 
@@ -313,9 +314,9 @@ def _turn_end(hand: Sequence[Card], rules: Rules, round_number: int, play: LayDo
     kept = list(left)
     if play.discard in kept:
         kept.remove(play.discard)
-    if play.discard is None and not left and rules.discard_to_go_out == "required":
+    if play.discard is None and not left and rules.discard_to_go_out == DiscardToGoOut.REQUIRED:
         return "they meld every card, and going out needs a last discard in these rules"
-    if play.discard is not None and not kept and rules.discard_to_go_out == "never":
+    if play.discard is not None and not kept and rules.discard_to_go_out == DiscardToGoOut.NEVER:
         return "they would go out by discarding their last card, which these rules do not allow"
     return ""
 

@@ -3,8 +3,8 @@
 A ``Puzzle`` is a frozen value with ``to_dict()`` / ``from_dict()`` (JSON lines in the bank) and
 an ``id`` derived from its position, so the same position always has the same id:
 
-    >>> from analyzer import parse_cards
-    >>> puzzle = Puzzle(kind="discard", rules="progressive", round=1, players=4, moment="after-draw",
+    >>> from analyzer import Moment, parse_cards
+    >>> puzzle = Puzzle(kind=Kind.DISCARD, rules="progressive", round=1, players=4, moment=Moment.AFTER_DRAW,
     ...                 hand=parse_cards("5C 5D 9H 9S KD 2C 3H"), answers=("KD",))
     >>> Puzzle.from_dict(puzzle.to_dict()) == puzzle, len(puzzle.id)
     (True, 12)
@@ -17,22 +17,40 @@ The three kinds and what is right:
   analyser's independent validator, never by comparing text.
 - ``discard``: every card of the top group (``answers``) is right.
 - ``buy``: ``answers`` is ``("buy",)`` or ``("pass",)``.
+
+Each kind stores what made it clear (``margin``) and why (``analysis``) as its own frozen values
+(``LayDownMargin``, ``DiscardAnalysis``, ...); a player's answer and its scoring live in
+``puzzles.answers``.
 """
 
 from __future__ import annotations
 
+import enum
 import functools
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Self
 
-from analyzer import Card, MeldKind, PlacedMeld, parse_cards
+from analyzer import Card, MeldKind, Moment, PlacedMeld, parse_cards
 
-KINDS = ("lay-down", "discard", "buy")
+
+class Kind(enum.StrEnum):
+    """What a puzzle asks; the value is the JSON's ``kind`` (and the bank's file names)."""
+
+    LAY_DOWN = "lay-down"
+    DISCARD = "discard"
+    BUY = "buy"
+
+    @classmethod
+    def named(cls, value: Any, what: str = "kind") -> Kind:
+        """The kind called ``value``; ``PuzzleError`` for any other value."""
+        return cls(_choice(value, KINDS, what))
+
+
+KINDS: tuple[Kind, ...] = tuple(Kind)  # in the bank's order
 SOURCES = ("play", "planted")
-MOMENTS = ("before-draw", "after-draw")
 CANNOT = "cannot"  # the lay-down answer "it cannot be done"
 BUY, PASS = "buy", "pass"
 
@@ -75,16 +93,114 @@ class LayDownAnswer:
         )
 
 
+class _Record:
+    """A frozen value written as a JSON object of its fields, in their order; a field named in
+    ``OMITTED_WHEN_NONE`` is left out while it is None (puzzles written before it existed)."""
+
+    OMITTED_WHEN_NONE: ClassVar[frozenset[str]] = frozenset()
+
+    def to_dict(self) -> dict[str, Any]:
+        written = {}
+        for item in fields(self):  # type: ignore[arg-type]
+            value = getattr(self, item.name)
+            if value is not None or item.name not in self.OMITTED_WHEN_NONE:
+                written[item.name] = _plain(value)
+        return written
+
+    @classmethod
+    def from_dict(cls, data: Any, what: str) -> Self:
+        data = _mapping(data, what)
+        names = [item.name for item in fields(cls)]  # type: ignore[arg-type]
+        unknown = [name for name in data if name not in names]
+        if unknown:
+            raise PuzzleError(f"{what} has no field {unknown[0]!r}")
+        missing = [name for name in names if name not in data and name not in cls.OMITTED_WHEN_NONE]
+        if missing:
+            raise PuzzleError(f"{what} needs the field {missing[0]!r}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class LayDownMargin(_Record):
+    """What made a lay-down puzzle clear (``puzzles.generate``)."""
+
+    OMITTED_WHEN_NONE = frozenset({"near_best"})
+
+    proven_optimal: bool  # the best play is proven optimal
+    hasty_failures: int  # hasty players who got it wrong
+    hasty_players: int  # hasty players tried
+    looks_ready: bool  # the hand looks ready to a loose reading of the rules
+    near_best: int | None = None  # distinct plays near the best (capped); None: not counted
+
+
+@dataclass(frozen=True)
+class LayDownAnalysis(_Record):
+    """Why a lay-down's answer is right: the solver's best play, each hasty player's play."""
+
+    best: Mapping[str, Any]  # the analyser's lay-down, as ``analyze --json`` writes it
+    hasty: Sequence[Mapping[str, Any]]  # strategy, cannot, fails, play, problems, points, broken
+    reason: str
+
+
+@dataclass(frozen=True)
+class DiscardMargin(_Record):
+    """What made a discard puzzle clear: the criterion the top row wins by over the runner-up."""
+
+    criterion: str  # "lays-down", "goes-out", "cards-away" or "outs"
+    top: Mapping[str, Any]  # the discard table's rows (``analyzer.DiscardRow.to_dict``)
+    runner_up: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class DiscardAnalysis(_Record):
+    """The discard table's top rows and where the hand stands."""
+
+    rows: Sequence[Mapping[str, Any]]
+    cards_away: int | None
+    unseen_outs: int
+    reason: str
+
+
+@dataclass(frozen=True)
+class BuyMargin(_Record):
+    """What made a buy puzzle clear: the verdict's figures and the second seed's verdict."""
+
+    verdict: str  # "buy" or "pass"
+    difference: float  # expected points buying less passing
+    margin: float  # the close-call margin
+    std_error: float | None
+    second: Mapping[str, Any]  # seed, rollouts, verdict, difference
+
+
+@dataclass(frozen=True)
+class BuyAnalysis(_Record):
+    """The two buy verdicts in full and what the offered card does for the hand."""
+
+    verdict: Mapping[str, Any]  # ``analyzer.BuyAdvice.to_dict``
+    second: Mapping[str, Any]
+    cards_away: int | None  # before the offered card, and with it
+    cards_away_with_card: int | None
+    needs_buying: bool
+    reason: str
+
+
+Margin = LayDownMargin | DiscardMargin | BuyMargin
+Analysis = LayDownAnalysis | DiscardAnalysis | BuyAnalysis
+MARGINS: dict[Kind, type[Margin]] = {Kind.LAY_DOWN: LayDownMargin, Kind.DISCARD: DiscardMargin, Kind.BUY: BuyMargin}
+ANALYSES: dict[Kind, type[Analysis]] = {
+    Kind.LAY_DOWN: LayDownAnalysis, Kind.DISCARD: DiscardAnalysis, Kind.BUY: BuyAnalysis}
+
+
 @dataclass(frozen=True)
 class Puzzle:
     """One puzzle. The position (``kind`` to ``bought_last``) is what the player sees; the rest
     is what the generator derived from it and ``puzzles verify`` derives again."""
 
-    kind: str  # "lay-down", "discard" or "buy"
+    kind: Kind
     rules: str  # a preset name
     round: int
     players: int
-    moment: str  # "after-draw" (lay-down, discard) or "before-draw" (buy)
+    moment: Moment  # after the draw (lay-down, discard) or before it (buy)
     hand: tuple[Card, ...]  # in card order
     discard_pile: tuple[Card, ...] = ()  # oldest first; for a buy the offered card is not in it
     table: tuple[tuple[PlacedMeld, ...], ...] = ()  # the melds on the table, by seat
@@ -97,13 +213,29 @@ class Puzzle:
     answers: tuple[str, ...] = ()  # discard: card tokens; buy: ("buy",) or ("pass",); lay-down: see below
     best_points: int | None = None  # lay-down: points held when the turn ends after a best play
     solution: LayDownAnswer | None = None  # lay-down: one best play (or cannot)
-    margin: Mapping[str, Any] = field(default_factory=dict, hash=False)  # what made it clear
-    analysis: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)  # explanation
+    margin: Margin | None = field(default=None, hash=False)  # what made it clear ({} in the JSON: None)
+    analysis: Analysis | None = field(default=None, hash=False, compare=False)  # explanation
     themes: tuple[str, ...] = ()
     rating: int = 1500  # initial difficulty (Glicko-2 scale)
     source: str = "play"  # "play" or "planted"
     seed: int = 0
     generator: str = ""
+
+    def __post_init__(self) -> None:
+        # A kind or moment given by its JSON value becomes the enum member, here and only here.
+        if not isinstance(self.kind, Kind):
+            object.__setattr__(self, "kind", Kind.named(self.kind))
+        if not isinstance(self.moment, Moment):
+            object.__setattr__(self, "moment", _moment(self.moment))
+        # A margin or analysis given as its JSON object becomes the kind's value (``{}``: None).
+        for name, types in (("margin", MARGINS), ("analysis", ANALYSES)):
+            value = getattr(self, name)
+            if value is None or isinstance(value, types[self.kind]):
+                continue
+            if isinstance(value, _Record):
+                raise PuzzleError(f"a {self.kind} puzzle's {name} is a {types[self.kind].__name__}, "
+                                  f"not a {type(value).__name__}")
+            object.__setattr__(self, name, _typed(value, types[self.kind], name))
 
     @property
     def seen(self) -> tuple[Card, ...]:
@@ -126,11 +258,11 @@ class Puzzle:
 
     def _fields_dict(self) -> dict[str, Any]:
         return {
-            "kind": self.kind,
+            "kind": self.kind.value,
             "rules": self.rules,
             "round": self.round,
             "players": self.players,
-            "moment": self.moment,
+            "moment": self.moment.value,
             "hand": [card.token for card in self.hand],
             "discard_pile": [card.token for card in self.discard_pile],
             "table": [[meld.to_dict() for meld in melds] for melds in self.table],
@@ -142,8 +274,8 @@ class Puzzle:
             "answers": list(self.answers),
             "best_points": self.best_points,
             "solution": None if self.solution is None else self.solution.to_dict(),
-            "margin": _plain(self.margin),
-            "analysis": _plain(self.analysis),
+            "margin": {} if self.margin is None else self.margin.to_dict(),
+            "analysis": {} if self.analysis is None else self.analysis.to_dict(),
             "themes": list(self.themes),
             "rating": self.rating,
             "source": self.source,
@@ -161,11 +293,11 @@ class Puzzle:
             solution = data.get("solution")
             offered = data.get("offered")
             puzzle = cls(
-                kind=_choice(data["kind"], KINDS, "kind"),
+                kind=Kind.named(data["kind"]),
                 rules=_text(data["rules"], "rules"),
                 round=_int(data["round"], "round"),
                 players=_int(data["players"], "players"),
-                moment=_choice(data["moment"], MOMENTS, "moment"),
+                moment=_moment(data["moment"]),
                 hand=_cards(data["hand"], "hand"),
                 discard_pile=_cards(data.get("discard_pile", []), "discard_pile"),
                 table=tuple(
@@ -184,8 +316,8 @@ class Puzzle:
                 if data.get("best_points") is None
                 else _int(data["best_points"], "best_points"),
                 solution=None if solution is None else LayDownAnswer.from_dict(solution),
-                margin=_mapping(data.get("margin", {}), "margin"),
-                analysis=_mapping(data.get("analysis", {}), "analysis"),
+                margin=data.get("margin", {}),
+                analysis=data.get("analysis", {}),
                 themes=tuple(_text(theme, "themes") for theme in _list(data.get("themes", []), "themes")),
                 rating=_int(data.get("rating", 1500), "rating"),
                 source=_choice(data.get("source", "play"), SOURCES, "source"),
@@ -283,6 +415,16 @@ def _choice(value: Any, choices: Sequence[str], what: str) -> str:
     if value not in choices:
         raise PuzzleError(f"{what} must be one of {', '.join(choices)}, not {value!r}")
     return str(value)
+
+
+def _typed(value: Any, kind: type[Margin | Analysis], what: str) -> Margin | Analysis | None:
+    """The record ``kind`` from its JSON object; None for ``{}``."""
+    return kind.from_dict(value, what) if _mapping(value, what) else None
+
+
+def _moment(value: Any) -> Moment:
+    moments = {moment.value: moment for moment in Moment}
+    return moments[_choice(value, tuple(moments), "moment")]
 
 
 def _card(value: Any, what: str) -> Card:

@@ -39,7 +39,7 @@ from pathlib import Path
 from puzzles.bank import BANK_DIR, RETIRED, BankError, bank_files, read_puzzles, write_puzzles
 from puzzles.check import check_lay_down
 from puzzles.generate import GENERATOR, derive
-from puzzles.model import Puzzle
+from puzzles.model import Kind, LayDownAnalysis, Puzzle
 from puzzles.verify import position_of
 
 # What must come out of the new generator as stored for a puzzle to be kept: the answers a
@@ -60,7 +60,7 @@ def derive_again(puzzle: Puzzle) -> Puzzle | None:
     """The puzzle derived from its position by this generator, with its stored best play when
     that play is right (``puzzles verify``'s own derivation)."""
     best_play = None
-    if puzzle.kind == "lay-down" and puzzle.solution is not None and check_lay_down(puzzle, puzzle.solution).right:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None and check_lay_down(puzzle, puzzle.solution).right:
         best_play = puzzle.solution
     return derive(position_of(puzzle), best_play)
 
@@ -77,11 +77,11 @@ def settle(stored: Puzzle, again: Puzzle | None) -> Outcome:
     if reasons:
         return Outcome(stored, None, reasons)
     kept = dataclasses.replace(again, generator=GENERATOR)
-    if stored.kind == "lay-down" and "best" in stored.analysis:
+    if isinstance(stored.analysis, LayDownAnalysis) and isinstance(again.analysis, LayDownAnalysis):
         # The stored play is the answer shown; the new solver may prefer another of equal merit
         # (or, for a hand that cannot lay down, name another missing card). What the player reads
         # under "Why" stays the sentence about the play they are shown.
-        analysis = {**again.analysis, "best": stored.analysis["best"], "reason": stored.analysis["reason"]}
+        analysis = dataclasses.replace(again.analysis, best=stored.analysis.best, reason=stored.analysis.reason)
         kept = dataclasses.replace(kept, analysis=analysis)
     return Outcome(stored, kept)
 

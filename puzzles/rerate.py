@@ -29,7 +29,7 @@ from pathlib import Path
 from analyzer import preset
 from puzzles.bank import BANK_DIR, bank_files, read_puzzles, write_puzzles
 from puzzles.generate import GENERATOR, derive, difficulty, lay_down_reason
-from puzzles.model import Puzzle
+from puzzles.model import Kind, LayDownAnalysis, Puzzle
 from puzzles.verify import position_of
 
 
@@ -38,7 +38,7 @@ class RerateError(RuntimeError):
 
 
 def rerate(puzzle: Puzzle) -> Puzzle:
-    if puzzle.kind != "lay-down":
+    if puzzle.kind is not Kind.LAY_DOWN:
         return dataclasses.replace(puzzle, generator=GENERATOR, rating=difficulty(puzzle))
     again = derive(position_of(puzzle), puzzle.solution)
     if again is None:
@@ -51,13 +51,11 @@ def rerate(puzzle: Puzzle) -> Puzzle:
 
 def reword(puzzle: Puzzle) -> Puzzle:
     """The puzzle with its lay-down reason sentence written again from what it stores."""
-    if puzzle.kind != "lay-down":
+    analysis = puzzle.analysis
+    if not isinstance(analysis, LayDownAnalysis):
         return puzzle
-    analysis = dict(puzzle.analysis)
-    analysis["reason"] = lay_down_reason(
-        puzzle.hand, preset(puzzle.rules), puzzle.round, analysis["best"], analysis["hasty"]
-    )
-    return dataclasses.replace(puzzle, analysis=analysis)
+    reason = lay_down_reason(puzzle.hand, preset(puzzle.rules), puzzle.round, analysis.best, analysis.hasty)
+    return dataclasses.replace(puzzle, analysis=dataclasses.replace(analysis, reason=reason))
 
 
 def rerate_file(path: Path) -> int:

@@ -15,13 +15,23 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from analyzer import MeldKind, preset
-from puzzles.model import BUY, CANNOT, PASS, Puzzle
+from puzzles.model import BUY, CANNOT, PASS, BuyAnalysis, DiscardMargin, Kind, LayDownAnalysis, Puzzle
 
 Predicate = Callable[[Puzzle], bool]
 
 
-def _hasty(puzzle: Puzzle) -> list[dict[str, Any]]:
-    return list(puzzle.analysis.get("hasty", [])) if puzzle.kind == "lay-down" else []
+def _hasty(puzzle: Puzzle) -> list[Any]:
+    return list(puzzle.analysis.hasty) if isinstance(puzzle.analysis, LayDownAnalysis) else []
+
+
+def _criterion(puzzle: Puzzle) -> str | None:
+    """A discard puzzle's criterion (``DiscardMargin``)."""
+    return puzzle.margin.criterion if isinstance(puzzle.margin, DiscardMargin) else None
+
+
+def _bought(puzzle: Puzzle) -> BuyAnalysis | None:
+    """A buy puzzle's analysis."""
+    return puzzle.analysis if isinstance(puzzle.analysis, BuyAnalysis) else None
 
 
 def _broke(puzzle: Puzzle, rule: str) -> bool:
@@ -29,7 +39,7 @@ def _broke(puzzle: Puzzle, rule: str) -> bool:
 
 
 def _solution_melds(puzzle: Puzzle) -> Iterator[Any]:
-    if puzzle.kind == "lay-down" and puzzle.solution is not None:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None:
         yield from puzzle.solution.melds
 
 
@@ -67,15 +77,13 @@ def one_wild_per_meld(puzzle: Puzzle) -> bool:
 
 def go_out(puzzle: Puzzle) -> bool:
     """The answer goes out this turn (the best lay-down play, or the top discard)."""
-    if puzzle.kind == "lay-down":
+    if puzzle.kind is Kind.LAY_DOWN:
         play = puzzle.solution
         if play is None or play.cannot:
             return False
         # Every card melded, or melded and discarded: nothing left in hand when the turn ends.
         return sum(len(meld.cards) for meld in play.melds) + (play.discard is not None) == len(puzzle.hand)
-    if puzzle.kind == "discard":
-        return bool(puzzle.margin.get("top", {}).get("goes_out"))
-    return False
+    return isinstance(puzzle.margin, DiscardMargin) and bool(puzzle.margin.top.get("goes_out"))
 
 
 def set_or_run(puzzle: Puzzle) -> bool:
@@ -97,7 +105,7 @@ def set_or_run(puzzle: Puzzle) -> bool:
 
 def looks_ready(puzzle: Puzzle) -> bool:
     """The hand looks ready (it could lay down under the loose rules) but cannot."""
-    return puzzle.kind == "lay-down" and puzzle.answers == (CANNOT,)
+    return puzzle.kind is Kind.LAY_DOWN and puzzle.answers == (CANNOT,)
 
 
 def points_trap(puzzle: Puzzle) -> bool:
@@ -118,7 +126,7 @@ def long_melds(puzzle: Puzzle) -> bool:
 
 def keep_the_wild(puzzle: Puzzle) -> bool:
     """A discard puzzle whose hand holds a wild card that no right answer throws."""
-    if puzzle.kind != "discard":
+    if puzzle.kind is not Kind.DISCARD:
         return False
     rules = preset(puzzle.rules)
     wild_tokens = {card.token for card in puzzle.hand if rules.is_wild(card)}
@@ -127,48 +135,43 @@ def keep_the_wild(puzzle: Puzzle) -> bool:
 
 def lay_down_now(puzzle: Puzzle) -> bool:
     """Only the right discard lets the hand lay down this turn."""
-    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "lays-down"
+    return _criterion(puzzle) == "lays-down"
 
 
 def fewer_cards_away(puzzle: Puzzle) -> bool:
     """The right discard leaves the hand fewer cards away than any other."""
-    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "cards-away"
+    return _criterion(puzzle) == "cards-away"
 
 
 def more_outs(puzzle: Puzzle) -> bool:
     """As near either way, but the right discard keeps clearly more unseen outs."""
-    return puzzle.kind == "discard" and puzzle.margin.get("criterion") == "outs"
+    return _criterion(puzzle) == "outs"
 
 
 def buy_completes(puzzle: Puzzle) -> bool:
     """Buying is right and the card completes the contract."""
-    return (
-        puzzle.kind == "buy" and puzzle.answers == (BUY,) and puzzle.analysis.get("cards_away_with_card") == 0
-    )
+    bought = _bought(puzzle)
+    return bought is not None and puzzle.answers == (BUY,) and bought.cards_away_with_card == 0
 
 
 def buy_gets_closer(puzzle: Puzzle) -> bool:
     """Buying is right: the card brings the hand nearer without completing the contract."""
-    away, with_card = puzzle.analysis.get("cards_away"), puzzle.analysis.get("cards_away_with_card")
-    return (
-        puzzle.kind == "buy"
-        and puzzle.answers == (BUY,)
-        and away is not None
-        and with_card is not None
-        and 0 < with_card < away
-    )
+    bought = _bought(puzzle)
+    away, with_card = (bought.cards_away, bought.cards_away_with_card) if bought else (None, None)
+    return puzzle.answers == (BUY,) and away is not None and with_card is not None and 0 < with_card < away
 
 
 def penalty_too_costly(puzzle: Puzzle) -> bool:
     """The card would help, but passing is right: the penalty cards cost more than it brings."""
-    away, with_card = puzzle.analysis.get("cards_away"), puzzle.analysis.get("cards_away_with_card")
-    helps = away is not None and with_card is not None and with_card < away
-    return puzzle.kind == "buy" and puzzle.answers == (PASS,) and helps
+    bought = _bought(puzzle)
+    away, with_card = (bought.cards_away, bought.cards_away_with_card) if bought else (None, None)
+    return puzzle.answers == (PASS,) and away is not None and with_card is not None and with_card < away
 
 
 def buy_the_round_needs(puzzle: Puzzle) -> bool:
     """Buying is right in a round whose contract needs more cards than are dealt."""
-    return puzzle.kind == "buy" and puzzle.answers == (BUY,) and bool(puzzle.analysis.get("needs_buying"))
+    bought = _bought(puzzle)
+    return bought is not None and puzzle.answers == (BUY,) and bought.needs_buying
 
 
 THEMES: dict[str, Predicate] = {

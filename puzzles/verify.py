@@ -38,7 +38,7 @@ from typing import Any
 
 from puzzles.check import check_lay_down
 from puzzles.generate import derive, difficulty
-from puzzles.model import BUY, PASS, Puzzle
+from puzzles.model import BUY, PASS, BuyMargin, Kind, Puzzle
 
 BUY_FIGURES = ("difference", "margin", "std_error")
 CLEAR_BY = 3  # standard errors clear of the close-call margin (as generation accepts)
@@ -63,8 +63,8 @@ def position_of(puzzle: Puzzle) -> Puzzle:
         answers=(),
         best_points=None,
         solution=None,
-        margin={},
-        analysis={},
+        margin=None,
+        analysis=None,
         themes=(),
         rating=Puzzle.rating,
     )
@@ -79,7 +79,7 @@ def check(puzzle: Puzzle) -> Report:
     """The stored puzzle against the one derived again from its position (module docstring)."""
     problems: list[str] = []
     best_play = None
-    if puzzle.kind == "lay-down" and puzzle.solution is not None:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None:
         verdict = check_lay_down(puzzle, puzzle.solution)
         if not verdict.right:
             problems.append(
@@ -87,34 +87,36 @@ def check(puzzle: Puzzle) -> Report:
             )
         else:
             best_play = puzzle.solution
-    if puzzle.kind == "buy":
+    if puzzle.kind is Kind.BUY:
         problems += _buy_figures_problems(puzzle)
     again = derive(position_of(puzzle), best_play)
     if again is None:
         return Report(tuple(problems + ["the position is no longer accepted as a clear puzzle"]))
-    compared = ("answers", "themes") if puzzle.kind == "buy" else ("answers", "best_points", "themes", "rating")
+    compared = ("answers", "themes") if puzzle.kind is Kind.BUY else ("answers", "best_points", "themes", "rating")
     for name in compared:
         stored, derived = getattr(puzzle, name), getattr(again, name)
         if stored != derived:
             problems.append(f"{name}: stored {_show(stored)}, derived {_show(derived)}")
-    if puzzle.kind == "lay-down" and puzzle.solution is not None and again.best_points is not None:
+    if puzzle.kind is Kind.LAY_DOWN and puzzle.solution is not None and again.best_points is not None:
         points = check_lay_down(again, puzzle.solution).points
         if points is not None and points != again.best_points:
             problems.append(f"the stored best play keeps {points} points, the optimum {again.best_points}")
     notes: list[str] = []
-    if puzzle.kind == "buy":
+    if puzzle.kind is Kind.BUY:
         notes += _buy_figures_notes(puzzle, again)
     elif puzzle.to_dict()["margin"] != again.to_dict()["margin"]:
-        problems.append(f"margin: stored {dict(puzzle.margin)}, derived {dict(again.margin)}")
+        problems.append(f"margin: stored {puzzle.to_dict()['margin']}, derived {again.to_dict()['margin']}")
     return Report(tuple(problems), tuple(notes))
 
 
 def _buy_figures_problems(puzzle: Puzzle) -> list[str]:
     """A stored buy puzzle whose own figures do not show an accepted puzzle."""
     margin = puzzle.margin
+    if not isinstance(margin, BuyMargin):
+        return ["margin: not a buy verdict's figures"]
     try:
-        verdict, second = margin["verdict"], margin["second"]["verdict"]
-        difference, close, error = float(margin["difference"]), float(margin["margin"]), margin["std_error"]
+        verdict, second = margin.verdict, margin.second["verdict"]
+        difference, close, error = float(margin.difference), float(margin.margin), margin.std_error
     except (KeyError, TypeError, ValueError) as missing:
         return [f"margin: not a buy verdict's figures ({missing})"]
     problems = []
@@ -132,16 +134,21 @@ def _buy_figures_problems(puzzle: Puzzle) -> list[str]:
 
 
 def _buy_figures_notes(puzzle: Puzzle, again: Puzzle) -> list[str]:
-    stored = {name: puzzle.margin.get(name) for name in BUY_FIGURES}
-    derived = {name: again.margin.get(name) for name in BUY_FIGURES}
-    stored["second difference"] = puzzle.margin.get("second", {}).get("difference")
-    derived["second difference"] = again.margin.get("second", {}).get("difference")
+    stored, derived = _buy_figures(puzzle), _buy_figures(again)
     if stored == derived:
         return []
     return [
         "figures differ (answer and acceptance agree): "
         + ", ".join(f"{name} stored {stored[name]}, derived {derived[name]}" for name in stored if stored[name] != derived[name])
     ]
+
+
+def _buy_figures(puzzle: Puzzle) -> dict[str, Any]:
+    """A buy puzzle's simulated figures, by name ({} without a buy margin)."""
+    margin = puzzle.margin.to_dict() if isinstance(puzzle.margin, BuyMargin) else {}
+    figures = {name: margin.get(name) for name in BUY_FIGURES}
+    figures["second difference"] = margin.get("second", {}).get("difference")
+    return figures
 
 
 def sample(puzzles: Iterable[Puzzle], size: int | None, seed: int = 0) -> Iterator[Puzzle]:

@@ -23,11 +23,11 @@ from flask import render_template, request, url_for
 from markupsafe import Markup
 
 from analyzer import preset
-from puzzles.model import Puzzle
+from puzzles.model import Kind, Puzzle
 from webapp.answers import contract_rows
 from webapp.bank import bank
 
-KIND_QUESTIONS = {"lay-down": "Can you lay down?", "discard": "Which discard?", "buy": "Should you buy?"}
+KIND_QUESTIONS = {Kind.LAY_DOWN: "Can you lay down?", Kind.DISCARD: "Which discard?", Kind.BUY: "Should you buy?"}
 
 VIEWS_KEPT = 2048  # position views (small dicts)
 PARTS_KEPT = 1536  # pieces of HTML: about three a puzzle, 5 KB each
@@ -70,12 +70,12 @@ def _position_view(puzzle: Puzzle) -> dict[str, Any]:
 def analysis_url(puzzle: Puzzle) -> str:
     """The analysis page with this puzzle's position: the solver's full answer, to explore."""
     fields = {"hand": " ".join(card.token for card in puzzle.hand), "rules": puzzle.rules,
-              "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment}
+              "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment.value}
     if puzzle.seen:
         fields["seen"] = " ".join(card.token for card in puzzle.seen)
-    if puzzle.kind == "buy" and puzzle.offered is not None:
+    if puzzle.kind is Kind.BUY and puzzle.offered is not None:
         fields["buy"] = puzzle.offered.token
-    if puzzle.kind == "discard":
+    if puzzle.kind is Kind.DISCARD:
         fields["discards"] = "on"
     return url_for("analysis.page") + "?" + urlencode(fields)
 
@@ -94,3 +94,4 @@ def _kept_part(template: str, bank_id: int, puzzle_id: str, script_root: str) ->
 
 def init_app(app: Any) -> None:
     app.add_template_global(puzzle_part)
+    app.add_template_global(Kind, "Kind")  # templates ask ``puzzle.kind == Kind.BUY``

@@ -17,6 +17,7 @@ and per address (``ANSWERS_PER_PLAYER`` and the like, in ``webapp/__init__.py``)
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -30,8 +31,10 @@ from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from analyzer import PRESETS, TITLES
+from puzzles.answers import AnswerError, Scored, answer_from_dict
+from puzzles.answers import score as score_answer
 from puzzles.model import KINDS, Puzzle
-from webapp.answers import AnswerError, Scored, score
+from webapp.answers import score
 from webapp.bank import bank, today
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle, theme_line, unseen_counts
@@ -274,8 +277,8 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         assert player is not None
         if db.scalar(select(_hidden(puzzle.id, player))):
             abort(400, "this puzzle was reported as wrong and is waiting for review")
-        recorded = record_attempt(db, player, puzzle, token, scored.answer, scored.right, daily_day=daily_day,
-                                  established_attempts=_established_attempts())
+        recorded = record_attempt(db, player, puzzle, token, scored.answer.to_dict(), scored.right,
+                                  daily_day=daily_day, established_attempts=_established_attempts())
         solved_today = _solved_count(db, day) if daily_day else None
         g.trainer_wrote = True
     # Committed: the page is drawn from what was recorded, after the write lock is let go.
@@ -283,7 +286,7 @@ def answer(puzzle_id: str) -> tuple[str, int]:
     if not recorded.repeat and attempt.puzzle_rating_after is not None:
         puzzle_ratings().rated(puzzle.id, attempt.puzzle_rating_after)
     if recorded.repeat:  # the first submission's answer is the one shown
-        scored = score_stored(puzzle, attempt)
+        scored = score_stored(puzzle, attempt) or dataclasses.replace(scored, right=attempt.right)
     context = {
         "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
         "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
@@ -303,22 +306,13 @@ def _check_token(public_id: str | None, puzzle_id: str) -> str:
         abort(400, str(error))
 
 
-def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored:
-    """The stored answer scored again (a repeated submission shows what was recorded)."""
-    stored = attempt.answer or {}
-    if puzzle.kind == "discard":
-        form = {"card": stored.get("discard", "")}
-    elif puzzle.kind == "buy":
-        form = {"choice": stored.get("choice", "")}
-    elif stored.get("cannot"):
-        form = {"cannot": "1"}
-    else:
-        form = {f"meld-{i}": text for i, text in enumerate(stored.get("melds", []))}
-        form["discard"] = stored.get("discard") or ""
+def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored | None:
+    """The stored answer scored again from its value (a repeated submission shows what was
+    recorded); None when it cannot be read as an answer to this puzzle."""
     try:
-        return score(puzzle, form)
+        return score_answer(puzzle, answer_from_dict(puzzle, attempt.answer or {}))
     except AnswerError:
-        return Scored(attempt.right, stored)
+        return None
 
 
 def _refused(puzzle: Puzzle, message: str) -> tuple[str, int]:

@@ -85,14 +85,14 @@ def test_a_discard_puzzle_whose_runner_up_ties_is_rejected() -> None:
 def test_a_discard_puzzle_with_a_clear_top_group_accepts_every_card_of_it() -> None:
     puzzle = derive(position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD"))
     assert puzzle is not None
-    assert set(puzzle.answers) == {"KD", "10S"} and puzzle.margin["criterion"] == "cards-away"
+    assert set(puzzle.answers) == {"KD", "10S"} and puzzle.margin.criterion == "cards-away"
 
 
 def test_a_lay_down_without_a_trap_is_rejected_and_one_with_a_trap_accepted() -> None:
     assert derive(position("lay-down", "progressive", 1, "5C 5D 5S 9H 9S 9C KD")) is None
     puzzle = derive(position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D"))
-    assert puzzle is not None and puzzle.best_points == 8 and puzzle.margin["hasty_failures"] == 2
-    assert puzzle.answers == ("lay-down",) and puzzle.margin["proven_optimal"]
+    assert puzzle is not None and puzzle.best_points == 8 and puzzle.margin.hasty_failures == 2
+    assert puzzle.answers == ("lay-down",) and puzzle.margin.proven_optimal
 
 
 def test_cannot_is_the_answer_only_when_the_hand_looks_ready() -> None:
@@ -129,10 +129,10 @@ def test_verify_names_every_difference() -> None:
     assert any("best_points" in p for p in verify(dataclasses.replace(puzzle, best_points=11)))
     assert any("themes" in p for p in verify(dataclasses.replace(puzzle, themes=("go-out",))))
     assert any("rating" in p for p in verify(dataclasses.replace(puzzle, rating=puzzle.rating + 10)))
-    assert any("margin" in p for p in verify(dataclasses.replace(puzzle, margin={"hasty_failures": 1})))
+    assert any("margin" in p for p in verify(dataclasses.replace(puzzle, margin=dataclasses.replace(puzzle.margin, hasty_failures=puzzle.margin.hasty_failures + 1))))
     obvious = dataclasses.replace(
         puzzle.solution,
-        melds=puzzle.analysis["hasty"] and (puzzle.solution.melds[0], puzzle.solution.melds[0]),
+        melds=puzzle.analysis.hasty and (puzzle.solution.melds[0], puzzle.solution.melds[0]),
     )  # type: ignore[union-attr]
     assert any("stored best play" in p for p in verify(dataclasses.replace(puzzle, solution=obvious)))
     discard = derive(position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD"))
@@ -154,13 +154,13 @@ def test_a_buy_puzzle_is_accepted_only_with_the_same_verdict_under_a_second_seed
     puzzle = generate("buy", "progressive", 2, 1)
     assert puzzle is not None and puzzle.answers in (("buy",), ("pass",))
     margin = puzzle.margin
-    assert margin["second"]["verdict"] == margin["verdict"] == puzzle.answers[0]
+    assert margin.second["verdict"] == margin.verdict == puzzle.answers[0]
     assert (
-        margin["second"]["rollouts"] == 2 * puzzle.analysis["verdict"]["rollouts"]
-        or puzzle.analysis["verdict"]["rollouts"] < 120
+        margin.second["rollouts"] == 2 * puzzle.analysis.verdict["rollouts"]
+        or puzzle.analysis.verdict["rollouts"] < 120
     )  # settled early
-    clear = abs(margin["difference"]) - margin["margin"]
-    assert margin["std_error"] is None or clear >= 3 * margin["std_error"] - 0.02
+    clear = abs(margin.difference) - margin.margin
+    assert margin.std_error is None or clear >= 3 * margin.std_error - 0.02
 
 
 def _other_best_play(puzzle: Puzzle) -> LayDownAnswer:
@@ -209,9 +209,9 @@ def test_verify_of_a_buy_puzzle_demands_its_answer_and_acceptance_and_notes_its_
     flipped = PASS if puzzle.answers == (BUY,) else BUY
     assert any("answers" in p or "stored answer" in p for p in verify(dataclasses.replace(puzzle, answers=(flipped,))))
     # Figures that no longer show a clear verdict fail; figures that drift but stay clear are noted.
-    unclear = dict(puzzle.margin, std_error=abs(puzzle.margin["difference"]))
+    unclear = dataclasses.replace(puzzle.margin, std_error=abs(puzzle.margin.difference))
     assert any("not clear" in p for p in verify(dataclasses.replace(puzzle, margin=unclear)))
-    drift = dict(puzzle.margin, difference=round(puzzle.margin["difference"] * 1.5, 2))
+    drift = dataclasses.replace(puzzle.margin, difference=round(puzzle.margin.difference * 1.5, 2))
     drifted = dataclasses.replace(puzzle, margin=drift)
     drifted = dataclasses.replace(drifted, rating=difficulty(drifted))
     report = check(drifted)
@@ -375,9 +375,9 @@ def test_every_shipped_lay_down_says_why_in_a_players_words() -> None:
     lay_downs = [puzzle for puzzle in load_bank() if puzzle.kind == "lay-down"]
     assert len(lay_downs) >= 1000
     for puzzle in lay_downs:
-        reason = puzzle.analysis["reason"]
-        assert reword(puzzle).analysis["reason"] == reason, puzzle.id  # what the generator says now
+        reason = puzzle.analysis.reason
+        assert reword(puzzle).analysis.reason == reason, puzzle.id  # what the generator says now
         assert not any(words in reason for words in (*VALIDATOR_WORDING, NO_READING)), (puzzle.id, reason)
-        trap = next(o for o in puzzle.analysis["hasty"] if o["fails"] or puzzle.best_points is None)
+        trap = next(o for o in puzzle.analysis.hasty if o["fails"] or puzzle.best_points is None)
         if trap.get("play"):
             assert "hasty player" in reason and "lay" in reason, (puzzle.id, reason)

@@ -30,11 +30,11 @@ def test_many_near_best_plays_rate_harder_than_one_otherwise_equal() -> None:
     puzzle = _lay_down_puzzle()
     ratings = {}
     for near in (1, 2, 4, NEAR_CAP):
-        changed = dataclasses.replace(puzzle, margin={**puzzle.margin, "near_best": near})
+        changed = dataclasses.replace(puzzle, margin=dataclasses.replace(puzzle.margin, near_best=near))
         ratings[near] = difficulty(changed)
     assert ratings[1] < ratings[2] < ratings[4] < ratings[NEAR_CAP]
     assert ratings[2] - ratings[1] == pytest.approx(100, abs=10)  # 100 a doubling (rounded to tens)
-    cannot = dataclasses.replace(puzzle, margin={**puzzle.margin, "near_best": 0})
+    cannot = dataclasses.replace(puzzle, margin=dataclasses.replace(puzzle.margin, near_best=0))
     assert difficulty(cannot) == ratings[1]  # no play, or one: no term
 
 
@@ -45,15 +45,15 @@ def test_the_term_is_the_count_of_plays_near_the_best() -> None:
             continue
         counted = near_best_plays(puzzle.hand, puzzle.rules, puzzle.round, puzzle.players,
                                   margin=NEAR_MARGIN, cap=NEAR_CAP).count
-        assert puzzle.margin["near_best"] == min(counted, NEAR_CAP) >= 1
+        assert puzzle.margin.near_best == min(counted, NEAR_CAP) >= 1
         assert puzzle.generator == GENERATOR
 
 
 def test_verify_re_derives_the_term() -> None:
     puzzle = _lay_down_puzzle()
     assert verify(puzzle) == []
-    wrong = puzzle.margin["near_best"] % NEAR_CAP + 1
-    tampered = dataclasses.replace(puzzle, margin={**puzzle.margin, "near_best": wrong})
+    wrong = puzzle.margin.near_best % NEAR_CAP + 1
+    tampered = dataclasses.replace(puzzle, margin=dataclasses.replace(puzzle.margin, near_best=wrong))
     assert any("margin" in problem for problem in verify(tampered))
     rerated = dataclasses.replace(tampered, rating=difficulty(tampered))
     problems = verify(rerated)
@@ -65,7 +65,7 @@ def test_verify_re_derives_the_term() -> None:
 def test_rerate_keeps_ids_and_answers_and_is_what_generating_gives(tmp_path) -> None:
     puzzle = _lay_down_puzzle(7)
     old = dataclasses.replace(puzzle, generator="puzzles-1", rating=1500,
-                              margin={key: value for key, value in puzzle.margin.items() if key != "near_best"})
+                              margin=dataclasses.replace(puzzle.margin, near_best=None))
     path = tmp_path / "shard.jsonl.gz"
     write_puzzles(path, [old])
     rerate_file(path)
@@ -83,8 +83,8 @@ def test_rerate_refuses_a_puzzle_whose_answer_changed() -> None:
 
 def test_the_shipped_lay_downs_carry_the_term() -> None:
     puzzles = read_puzzles("puzzles/bank/progressive-lay-down.jsonl.gz")
-    assert all("near_best" in puzzle.margin for puzzle in puzzles)
-    counts = [puzzle.margin["near_best"] for puzzle in puzzles if puzzle.best_points is not None]
+    assert all(puzzle.margin.near_best is not None for puzzle in puzzles)
+    counts = [puzzle.margin.near_best for puzzle in puzzles if puzzle.best_points is not None]
     assert min(counts) >= 1 and max(counts) > 1
     for puzzle in puzzles:
         assert puzzle.rating == difficulty(puzzle)
@@ -97,10 +97,10 @@ def test_the_daily_band_reads_the_rating_without_the_term() -> None:
     # position had before the near-best term.
     puzzle = _lay_down_puzzle()
     base = difficulty(puzzle, near_best=False)
-    crowded = dataclasses.replace(puzzle, margin={**puzzle.margin, "near_best": NEAR_CAP})
+    crowded = dataclasses.replace(puzzle, margin=dataclasses.replace(puzzle.margin, near_best=NEAR_CAP))
     crowded = dataclasses.replace(crowded, rating=difficulty(crowded))
     assert crowded.rating > base == band_rating(crowded)
     if BAND[0] <= base <= BAND[1]:
         assert crowded in eligible([crowded])[crowded.rules, "lay-down"]
-    discard = dataclasses.replace(puzzle, kind="discard", rating=1234)
+    discard = dataclasses.replace(puzzle, kind="discard", margin=None, analysis=None, rating=1234)
     assert band_rating(discard) == 1234

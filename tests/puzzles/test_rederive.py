@@ -39,10 +39,10 @@ def test_a_puzzle_that_derives_again_is_kept_with_the_new_figures() -> None:
 def test_a_kept_lay_down_explains_the_play_it_shows() -> None:
     puzzle = next(p for p in _puzzles("lay-down", 6) if p.solution is not None and not p.solution.cannot)
     # Stored with an analysis of its own: another play of equal merit, and its sentence.
-    stored = dataclasses.replace(puzzle, analysis={**puzzle.analysis, "best": {"melds": "stored"}, "reason": "Stored."})
+    stored = dataclasses.replace(puzzle, analysis=dataclasses.replace(puzzle.analysis, best={"melds": "stored"}, reason="Stored."))
     kept = rederive(stored).kept
     assert kept is not None and kept.solution == puzzle.solution
-    assert kept.analysis == {**puzzle.analysis, "best": {"melds": "stored"}, "reason": "Stored."}
+    assert kept.analysis == dataclasses.replace(puzzle.analysis, best={"melds": "stored"}, reason="Stored.")
 
 
 def test_a_puzzle_whose_answers_changed_or_that_is_no_longer_clear_is_retired() -> None:

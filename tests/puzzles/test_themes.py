@@ -14,7 +14,7 @@ import pytest
 
 from analyzer import parse_cards
 from puzzles.generate import derive
-from puzzles.model import Puzzle
+from puzzles.model import BuyAnalysis, Puzzle
 from puzzles.themes import THEMES, tag
 
 
@@ -92,7 +92,8 @@ def buy(answer: str, away: int, with_card: int, needs_buying: bool = False) -> P
     return dataclasses.replace(
         position,
         answers=(answer,),
-        analysis={"cards_away": away, "cards_away_with_card": with_card, "needs_buying": needs_buying},
+        analysis=BuyAnalysis(verdict={}, second={}, cards_away=away, cards_away_with_card=with_card,
+                             needs_buying=needs_buying, reason=""),
     )
 
 
