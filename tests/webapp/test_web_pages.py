@@ -105,6 +105,15 @@ def test_a_buy_question_shows_the_verdict_and_its_reason(client: FlaskClient) ->
     assert 'class="reason"' in response.text
 
 
+def test_a_ready_hand_passes_a_useless_card_on_the_points_against_the_table(client: FlaskClient) -> None:
+    """The page shows what the verdict compares: the others' points and the difference."""
+    response = page(client, hand="5C 5D 5S 7H 8H 9H 10H", round="2", players="4", buy="2D")
+    assert response.status_code == 200
+    assert 'class="buy-verdict">PASS<' in response.text
+    assert ">others hold<" in response.text and ">against table<" in response.text
+    assert "worse off against the table" in response.text
+
+
 @pytest.mark.parametrize(("fields", "field", "words"), [
     ({"hand": "7H 8H 9X", "round": "2"}, "hand", "unknown card &#39;9X&#39;"),
     ({"hand": "", "round": "2"}, "hand", "the hand is empty"),
