@@ -39,15 +39,16 @@ _HOMES = {
     "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyObjective", "BuyOption", "Verdict"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
-    "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_span", "wild_cards"),
+    "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_ends", "run_span", "wild_cards"),
+    "analyzer.moves": ("End", "LayOff", "Substitution", "TableError", "Turn"),
     "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.round_solver": ("RoundSolver",),
-    "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "DiscardToGoOut", "MeldKind", "MeldSpec", "Rules",
-                       "RulesError", "SameSuitRuns", "check_rules", "load_rules", "preset"),
+    "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "DiscardToGoOut", "JokerSubstitution", "MeldKind",
+                       "MeldSpec", "Rules", "RulesError", "SameSuitRuns", "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
-                          "Table", "TableError", "extend_meld"),
+                          "Table", "extend_meld"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
@@ -71,10 +72,13 @@ __all__ = [
     "ContractMode",
     "DiscardRow",
     "DiscardToGoOut",
+    "End",
     "Event",
     "EventKind",
     "HandError",
+    "JokerSubstitution",
     "LayDown",
+    "LayOff",
     "Limits",
     "MeldKind",
     "MeldSpec",
@@ -97,9 +101,11 @@ __all__ = [
     "SameSuitRuns",
     "SeatView",
     "SimulatedPlayer",
+    "Substitution",
     "Suit",
     "Table",
     "TableError",
+    "Turn",
     "TurnPlay",
     "Verdict",
     "advise",
@@ -119,6 +125,7 @@ __all__ = [
     "place_in_turn",
     "preset",
     "read_hand",
+    "run_ends",
     "run_span",
     "validate_lay_down",
     "wild_cards",
@@ -134,7 +141,8 @@ if TYPE_CHECKING:
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand
-    from analyzer.melds import HIGH_ACE, LOW_ACE, card_at, card_places, run_span, wild_cards
+    from analyzer.melds import HIGH_ACE, LOW_ACE, card_at, card_places, run_ends, run_span, wild_cards
+    from analyzer.moves import End, LayOff, Substitution, TableError, Turn
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
     from analyzer.result import LayDown, PlacedMeld
@@ -144,6 +152,7 @@ if TYPE_CHECKING:
         TITLES,
         ContractMode,
         DiscardToGoOut,
+        JokerSubstitution,
         MeldKind,
         MeldSpec,
         Rules,
@@ -163,7 +172,6 @@ if TYPE_CHECKING:
         SeatView,
         SimulatedPlayer,
         Table,
-        TableError,
         extend_meld,
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short

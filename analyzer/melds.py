@@ -80,6 +80,28 @@ def run_span(meld: PlacedMeld) -> tuple[int, int]:
     return place, place + len(meanings) - 1
 
 
+def run_ends(meld: PlacedMeld, rules: Rules) -> tuple[Card | None, Card | None]:
+    """The natural cards that would grow a run by one at its low and at its high end: places
+    runs may use under ``rules`` (the ace, the 2's place), within ``max_run_length`` (None: that
+    end can grow no further).
+
+    >>> from analyzer.cards import parse_cards
+    >>> from analyzer.rules import preset
+    >>> run = PlacedMeld(MeldKind.RUN, parse_cards('2H 3H 4H 5H'), parse_cards('2H 3H 4H 5H'))
+    >>> [end and end.token for end in run_ends(run, preset('progressive'))], run_ends(run, preset('shanghai'))[0]
+    (['AH', '6H'], None)
+    """
+    if len(meld.cards) >= rules.max_run_length:
+        return None, None
+    first, last = run_span(meld)
+    suit = meld.stands_for[0].suit
+    assert suit is not None
+    places = rules.run_positions()
+    below = card_at(first - 1, suit) if first - 1 in places else None
+    above = card_at(last + 1, suit) if last + 1 in places else None
+    return below, above
+
+
 # ---- wild cards ----------------------------------------------------------------------------------
 
 

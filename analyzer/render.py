@@ -330,7 +330,11 @@ def _play_text(rules: Rules) -> str:
         buys += ", other rounds as marked" if any(by_round) else ""
     if rules.no_consecutive_buys:
         buys += ", never the same player twice in a row"
-    return f"discard to go out: {rules.discard_to_go_out}; buying: {buys}"
+    lay_offs = ("on any meld" if rules.lay_off_on_others else "on one's own melds") + (
+        ", from the turn of laying down" if rules.lay_off_same_turn else ", from the next turn")
+    jokers = {"none": "never", "runs": "from runs", "runs-and-sets": "from runs and sets"}[rules.joker_substitution.value]
+    return (f"discard to go out: {rules.discard_to_go_out}; buying: {buys}; lay-offs: {lay_offs}; "
+            f"jokers taken back: {jokers}")
 
 
 def _buys_text(buys: int | None, penalty: int, per: str) -> str:

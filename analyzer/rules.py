@@ -59,6 +59,15 @@ class DiscardToGoOut(enum.StrEnum):
     NEVER = "never"  # only by melding every card: the last card is never a discard
 
 
+class JokerSubstitution(enum.Enum):
+    """Which jokers on the table a player who has laid down may take back by putting the natural
+    card a joker stands for in its place (RULES.md §7, "Joker substitution")."""
+
+    NONE = "none"  # wild cards once melded cannot be moved (Eveleigh)
+    RUNS = "runs"  # from runs only: jokers in sets are dead (pagat, contract)
+    RUNS_AND_SETS = "runs-and-sets"  # from runs, and from sets by a natural card of the set's rank
+
+
 class RulesError(ValueError):
     """A rule set, round or rules file that cannot be used; the message names the problem."""
 
@@ -158,6 +167,13 @@ class Rules:
     buys_per_round: int | None = None  # None: unlimited
     buy_penalty_cards: int = 1
     no_consecutive_buys: bool = False  # not the same player twice in succession
+    # The table (RULES.md §7, "Laying off, joker substitution and the table"): once its contract
+    # is down a player may lay off on other players' melds too, and on the turn it lays down
+    # where ``lay_off_same_turn`` is set (else from its next turn); it may take jokers back as
+    # ``joker_substitution`` says, on the turns it may lay off, and must meld them that turn.
+    lay_off_on_others: bool = True
+    lay_off_same_turn: bool = False
+    joker_substitution: JokerSubstitution = JokerSubstitution.RUNS_AND_SETS
 
     # ---- a frozen value, its hash and largest deck worked out once -------------------------
 
@@ -330,9 +346,11 @@ def check_rules(rules: Any, where: str = "rules") -> Rules:
             problems.append(f"name must be 1 to {TEXT_LENGTH} characters long")
     flags_ok = True
     for name in ("ace_low", "ace_high", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
-                 "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys"):
+                 "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys",
+                 "lay_off_on_others", "lay_off_same_turn"):
         flags_ok &= _of_type(getattr(rules, name), bool, name, problems)
     _of_type(rules.contract_mode, ContractMode, "contract_mode", problems)
+    _of_type(rules.joker_substitution, JokerSubstitution, "joker_substitution", problems)
     _of_type(rules.same_suit_runs, SameSuitRuns, "same_suit_runs", problems)
     if rules.ace_low is False and rules.ace_high is False:
         problems.append("the ace must be low, high or both (ace_low, ace_high)")
@@ -551,6 +569,7 @@ PRESETS: dict[str, Rules] = {
         decks=(DeckRule(3, 4, 2, 1), DeckRule(5, 8, 3, 2)),
         rounds=_rounds([10, 10, 10, 10, 12, 12, 12], PROGRESSIVE_CONTRACTS),
         discard_to_go_out=DiscardToGoOut.REQUIRED,
+        joker_substitution=JokerSubstitution.RUNS,  # jokers in sets are dead
     ),
     "pagat": dataclasses.replace(
         _BASE,
@@ -561,6 +580,7 @@ PRESETS: dict[str, Rules] = {
         points=dataclasses.replace(FACE_VALUE, joker=15),
         discard_to_go_out=DiscardToGoOut.REQUIRED,
         no_consecutive_buys=True,
+        joker_substitution=JokerSubstitution.RUNS,  # jokers in sets are dead
     ),
     "may-i": dataclasses.replace(
         _BASE,
@@ -572,6 +592,7 @@ PRESETS: dict[str, Rules] = {
         same_suit_runs=SameSuitRuns.FREE,
         discard_to_go_out=DiscardToGoOut.REQUIRED,
         no_consecutive_buys=True,
+        lay_off_same_turn=True,
     ),
     "shanghai": dataclasses.replace(
         _BASE,
@@ -587,6 +608,7 @@ PRESETS: dict[str, Rules] = {
         discard_to_go_out=DiscardToGoOut.REQUIRED,
         buys_per_round=2,
         buy_penalty_cards=2,
+        lay_off_same_turn=True,  # "may add cards the same turn"; its variants below alike
     ),
 }
 PRESETS["shanghai-powe"] = dataclasses.replace(
@@ -626,6 +648,8 @@ PRESETS["eveleigh"] = dataclasses.replace(
     same_suit_runs=SameSuitRuns.FREE,
     deuces_wild=True,
     discard_to_go_out=DiscardToGoOut.REQUIRED,
+    lay_off_same_turn=True,  # "in the same or subsequent turns"
+    joker_substitution=JokerSubstitution.NONE,  # "wild cards once melded cannot be moved"
 )
 ALIASES = {"liverpool": "pagat"}
 # Each preset's usual name and one line on what sets it apart, for people (the web's menus and
@@ -667,12 +691,14 @@ _ENUM_FIELDS: dict[str, type[enum.Enum]] = {
     "contract_mode": ContractMode,
     "same_suit_runs": SameSuitRuns,
     "discard_to_go_out": DiscardToGoOut,
+    "joker_substitution": JokerSubstitution,
 }
 _SIMPLE_FIELDS: dict[str, type] = {
     "name": str, "source": str, "ace_low": bool, "ace_high": bool, "max_run_length": int,
     "deuces_wild": bool, "deuces_always_wild": bool, "two_position_in_runs": bool,
     "wilds_may_outnumber_naturals": bool, "distinct_set_ranks": bool,
     "buy_penalty_cards": int, "no_consecutive_buys": bool,
+    "lay_off_on_others": bool, "lay_off_same_turn": bool,
 }
 _OPTIONAL_INT_FIELDS = {"max_wilds_per_meld", "buys_per_round"}  # a number, or "any" for no limit
 _RANK_KEYS = {"A": 0, "J": 10, "Q": 11, "K": 12, **{str(n): n - 1 for n in range(2, 11)}}

@@ -15,7 +15,9 @@ Pieces, each usable alone:
   a ``Policy`` for the ``Table`` and a state machine the buy verdict drives turn by turn;
 - ``Table``: ``Table.deal(rules, round_number, players, seed)``, ``play_turn()``, ``play()``,
   ``play_until(stop)`` and ``position(seat)`` to halt at a position worth asking about, events
-  for observers (``Table.observers``) and a record of them (``Table.events``);
+  for observers (``Table.observers``) and a record of them (``Table.events``); every play is
+  checked move by move by the full rules (``analyzer.moves``: lay-offs on any meld, jokers
+  taken back, going out) and applied only whole (``Table.check``);
 - ``going_out_chances``: how likely another player is to go out on each of its turns, measured
   by self-play of ``SimulatedPlayer``s at a ``Table`` and cached (``analyzer.going_out_table``).
 """
@@ -36,9 +38,10 @@ from typing import Protocol
 from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.melds import card_at, meld_problems, run_places, run_span, within_wild_limits
+from analyzer.moves import LayOff, Move, TableError, Turn, play_turn
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import PRESETS, ContractMode, DeckRule, MeldKind, Rules, preset
+from analyzer.rules import PRESETS, DeckRule, DiscardToGoOut, MeldKind, Rules, preset
 from analyzer.turn import best_turn
 
 MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
@@ -53,10 +56,6 @@ QUICK_MEASURE_GAMES = 16  # ...and behind one measured on demand (custom rules, 
 MEASURE_TURNS_EACH = 40  # self-play rounds stop after this many turns each (nobody out: no chance)
 MIN_AT_RISK = 24  # turns with fewer players still in play than this are pooled with the later ones
 REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again
-
-
-class TableError(ValueError):
-    """A play the rules do not allow (a policy's bug): cards it does not hold, a bad lay-off."""
 
 
 # ---- melds on the table --------------------------------------------------------------------------
@@ -118,7 +117,7 @@ def cards_to_lay_down(rules: Rules, round_number: int) -> int:
     """The fewest cards a hand after its draw needs to lay down: the contract's, and one more to
     discard where going out needs a discard (laying down every card would be going out)."""
     rule = rules.round(round_number)
-    return sum(spec.size for spec in rule.contract) + (rules.discard_to_go_out == "required" and not rule.go_out)
+    return sum(spec.size for spec in rule.contract) + (rules.discard_to_go_out == DiscardToGoOut.REQUIRED and not rule.go_out)
 
 
 # ---- the simulated player ------------------------------------------------------------------------
@@ -386,7 +385,7 @@ class SimulatedPlayer:
         if not whole.can_lay_down:
             return None
         if not whole.leftover:
-            if rules.discard_to_go_out != "required":
+            if rules.discard_to_go_out != DiscardToGoOut.REQUIRED:
                 return self._finish_lay_down(whole.melds, None, (), True)
             shortest = {spec.kind: spec.size for spec in sorted(self.round_rule.contract, key=lambda s: -s.size)}
             for index, meld in enumerate(whole.melds):
@@ -398,7 +397,7 @@ class SimulatedPlayer:
         discard = self._costliest(whole.leftover)
         kept = list(whole.leftover)
         kept.remove(discard)
-        if not kept and rules.discard_to_go_out == "never":
+        if not kept and rules.discard_to_go_out == DiscardToGoOut.NEVER:
             return None
         return self._finish_lay_down(whole.melds, discard, kept, not kept)
 
@@ -410,7 +409,7 @@ class SimulatedPlayer:
     def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card]) -> TurnResult:
         """Lay down ``melds`` with these cards left over, then discard the costliest of them
         (keeping a last card the rules forbid going out by discarding)."""
-        if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == "never"):
+        if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == DiscardToGoOut.NEVER):
             return self._finish_lay_down(melds, None, tuple(leftover), not leftover)
         discard = self._costliest(leftover)
         leftover.remove(discard)
@@ -450,7 +449,7 @@ class SimulatedPlayer:
         melds = list(state.melds)
         tried = self._tried_on(melds)
         lay_offs: list[tuple[int, Card]] = []
-        must_discard = rules.discard_to_go_out == "required"
+        must_discard = rules.discard_to_go_out == DiscardToGoOut.REQUIRED
         # The costliest card that fits goes on the first meld it fits; then the cards are looked
         # at again from the costliest, as the longer meld may take one that did not fit before.
         laid_off = True
@@ -466,9 +465,9 @@ class SimulatedPlayer:
                     laid_off = True
                     break
         discard: Card | None = None
-        if len(hand) == 1 and rules.discard_to_go_out == "never":
+        if len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.NEVER:
             pass  # it may not go out by discarding: the last card waits for a meld it fits
-        elif rules.discard_to_go_out == "never" and len(hand) == 2:
+        elif rules.discard_to_go_out == DiscardToGoOut.NEVER and len(hand) == 2:
             # Keep the card nearer to fitting a meld: it is the one that can go out.
             discard = max(hand, key=lambda c: (self._fit_distance(c, melds, tried), *self._cost[c]))
             hand.remove(discard)
@@ -581,12 +580,15 @@ class Position:
 
 @dataclass(frozen=True)
 class Play:
-    """What a player does after its draw: lay down the contract (or not), lay off cards on its
-    own melds of earlier turns (meld index, card), discard (None: no discard)."""
+    """What a player does after its draw, in this order: lay down the contract (or not), lay off
+    cards on its own melds (meld index, card), make the full rules' moves on any player's melds
+    (``analyzer.moves``: lay-offs and jokers taken back, in order), discard (None: no discard).
+    The table checks each move (``analyzer.moves.Turn``) and applies the play only whole."""
 
     lay_down: tuple[PlacedMeld, ...] = ()
     lay_offs: tuple[tuple[int, Card], ...] = ()
     discard: Card | None = None
+    moves: tuple[Move, ...] = ()
 
 
 class Policy(Protocol):
@@ -611,7 +613,8 @@ class EventKind(enum.Enum):
     DRAW = "draw"
     RESHUFFLE = "reshuffle"  # the discard pile, less its top card, becomes the stock
     LAY_DOWN = "lay down"  # cards: every card of the contract's melds
-    LAY_OFF = "lay off"
+    LAY_OFF = "lay off"  # cards: the card laid off; meld: whose meld, which
+    SUBSTITUTE = "substitute"  # cards: the natural card put in a joker's place; meld: whose, which
     DISCARD = "discard"
     GO_OUT = "go out"
     STOP = "stop"  # the round ends unfinished: no cards left to draw, or too many turns
@@ -623,6 +626,7 @@ class Event:
     seat: int
     cards: tuple[Card, ...] = ()
     turn: int = 0  # the table's turn number, from 1 (0: the deal)
+    meld: tuple[int, int] | None = None  # lay-offs and substitutions: the meld's seat and index
 
 
 @dataclass(frozen=True)
@@ -800,56 +804,37 @@ class Table:
         self._emit(EventKind.RESHUFFLE, self.current, ())
         return True
 
+    def check(self, seat: int, play: Play) -> Turn:
+        """The turn ``play`` makes for ``seat`` now, checked move by move on copies of its hand
+        and the melds (``analyzer.moves.Turn``): ``TableError`` naming the rule it breaks, and
+        the table unchanged."""
+        turn = Turn(self.rules, self.round_number, seat, self.hands[seat], self.melds)
+        moves = tuple(LayOff(card, seat, index) for index, card in play.lay_offs) + play.moves
+        play_turn(turn, play.lay_down, moves, play.discard)
+        return turn
+
     def _apply(self, seat: int, play: Play) -> None:
-        hand = Counter(self.hands[seat])
-        rule = self.rules.round(self.round_number)
-
-        def take(card: Card) -> None:
-            if hand[card] <= 0:
-                raise TableError(f"seat {seat} plays {card.token} it does not hold")
-            hand[card] -= 1
-
+        turn = self.check(seat, play)
+        self.hands[seat] = turn.held()
+        self.melds[:] = turn.melds
         if play.lay_down:
-            if self.melds[seat]:
-                raise TableError(f"seat {seat} has laid down already")
-            if play.lay_offs:
-                raise TableError(f"seat {seat} lays off on the turn it lays down")
-            wanted = sorted((spec.kind.value, spec.size) for spec in rule.contract)
-            got = sorted((meld.kind.value, len(meld.cards)) for meld in play.lay_down)
-            exact = self.rules.contract_mode == ContractMode.EXACT and not rule.go_out
-            if len(got) != len(wanted) or any(g[0] != w[0] or g[1] < w[1] or (exact and g[1] != w[1])
-                                              for g, w in zip(got, wanted)):
-                raise TableError(f"seat {seat} lays down {got}, not the contract {wanted}")
-            for meld in play.lay_down:
-                if not meld_is_valid(meld, self.rules):
-                    raise TableError(f"seat {seat} lays down {meld.describe()}, which is no {meld.kind.value}")
-                for card in meld.cards:
-                    take(card)
-            self.melds[seat] = list(play.lay_down)
             self._emit(EventKind.LAY_DOWN, seat, tuple(c for meld in play.lay_down for c in meld.cards))
         for index, card in play.lay_offs:
-            if not 0 <= index < len(self.melds[seat]):
-                raise TableError(f"seat {seat} lays off on meld {index} it does not have")
-            extended = extend_meld(self.melds[seat][index], card, self.rules)
-            if extended is None:
-                raise TableError(f"{card.token} does not fit {self.melds[seat][index].describe()}")
-            take(card)
-            self.melds[seat][index] = extended
-            self._emit(EventKind.LAY_OFF, seat, (card,))
+            self._emit(EventKind.LAY_OFF, seat, (card,), (seat, index))
+        for move in play.moves:
+            kind = EventKind.LAY_OFF if isinstance(move, LayOff) else EventKind.SUBSTITUTE
+            self._emit(kind, seat, (move.card,), (move.seat, move.meld))
         if play.discard is not None:
-            take(play.discard)
             self.discards.append(play.discard)
             self._emit(EventKind.DISCARD, seat, (play.discard,))
-        if rule.go_out and play.lay_down and +hand:
-            raise TableError(f"seat {seat} must meld every card to go out in this round")
-        self.hands[seat] = sorted(hand.elements(), key=Card.sort_key)
 
     def _stop(self, seat: int) -> None:
         self.stopped = True
         self._emit(EventKind.STOP, seat)
 
-    def _emit(self, kind: EventKind, seat: int, cards: tuple[Card, ...] = ()) -> None:
-        event = Event(kind, seat, cards, self.turn)
+    def _emit(self, kind: EventKind, seat: int, cards: tuple[Card, ...] = (),
+              meld: tuple[int, int] | None = None) -> None:
+        event = Event(kind, seat, cards, self.turn, meld)
         self.events.append(event)
         for observer in self.observers:
             observer(self, event)
@@ -881,6 +866,12 @@ class GoingOut:
 # Rule fields added after the going-out table was measured, with their defaults: left out of
 # the fingerprint while they hold them, so a rule set keeps the fingerprint it was measured under.
 _LATER_FIELDS = {"deuces_always_wild": False, "two_position_in_runs": True}
+# Rule fields of the table's full-rules moves (analyzer.moves) that ``SimulatedPlayer`` never
+# uses: it lays off only on its own melds from its next turn and takes no joker back, moves
+# legal under every value of these. They cannot change self-play, so they are left out of the
+# fingerprint whatever their values; when the simulated player takes them up (a new generator
+# version), they join the fingerprint and the going-out table is measured again.
+_UNPLAYED_FIELDS = ("lay_off_on_others", "lay_off_same_turn", "joker_substitution")
 
 
 def rules_fingerprint(rules: Rules) -> str:
@@ -891,6 +882,8 @@ def rules_fingerprint(rules: Rules) -> str:
     for name, default in _LATER_FIELDS.items():
         if plain.get(name) == default:
             plain.pop(name)
+    for name in _UNPLAYED_FIELDS:
+        plain.pop(name)
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:12]
 
 

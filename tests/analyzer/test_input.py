@@ -610,12 +610,14 @@ field_values: dict[str, st.SearchStrategy[Any]] = {
     "contract_mode": mostly(st.sampled_from(["exact", "minimum", "loose"])),
     "same_suit_runs": mostly(st.sampled_from(["no-touch", "gap", "gap-2", "distinct-suits", "free", "touch"])),
     "discard_to_go_out": mostly(st.sampled_from(["required", "optional", "never", "sometimes"])),
+    "joker_substitution": mostly(st.sampled_from(["none", "runs", "runs-and-sets", "sets"])),
     "max_run_length": mostly(st.integers(0, 20)),
     "max_wilds_per_meld": mostly(st.one_of(st.integers(-1, 16), st.just("any"))),
     "buys_per_round": mostly(st.one_of(st.integers(-1, 22), st.just("any"))),
     "buy_penalty_cards": mostly(st.integers(-1, 7)),
     **{name: flags for name in ("ace_low", "ace_high", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
-                                "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys")},
+                                "wilds_may_outnumber_naturals", "distinct_set_ranks", "no_consecutive_buys",
+                                "lay_off_on_others", "lay_off_same_turn")},
 }
 rule_mappings = st.tuples(
     st.lists(st.sampled_from(sorted(field_values)), max_size=6, unique=True).flatmap(
@@ -649,7 +651,8 @@ rules_fields = {
                                  "max_run_length", "deuces_wild", "deuces_always_wild", "two_position_in_runs",
                                  "max_wilds_per_meld",
                                  "wilds_may_outnumber_naturals", "distinct_set_ranks", "discard_to_go_out",
-                                 "buys_per_round", "buy_penalty_cards", "no_consecutive_buys")},
+                                 "buys_per_round", "buy_penalty_cards", "no_consecutive_buys",
+                                 "lay_off_on_others", "lay_off_same_turn", "joker_substitution")},
 }
 
 
