@@ -23,6 +23,7 @@ from typing import Protocol
 from analyzer import (
     BuyObjective,
     Card,
+    DiscardToGoOut,
     MeldKind,
     Moment,
     PlacedMeld,
@@ -147,7 +148,7 @@ class RandomPlayer:
         melds = list(sight.melds)
         lay_offs: list[tuple[int, Card]] = []
         for card in sorted(hand, key=Card.sort_key):
-            if len(hand) == 1 and rules.discard_to_go_out == "required":
+            if len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.REQUIRED:
                 break  # the last card is the discard that goes out
             fits = [(index, extended) for index, meld in enumerate(melds)
                     if (extended := extend_meld(meld, card, rules)) is not None]
@@ -156,7 +157,7 @@ class RandomPlayer:
                 melds[index] = extended
                 hand.remove(card)
                 lay_offs.append((index, card))
-        if not hand or (len(hand) == 1 and rules.discard_to_go_out == "never"):
+        if not hand or (len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.NEVER):
             return Play(lay_offs=tuple(lay_offs))
         return Play(lay_offs=tuple(lay_offs), discard=self.rng.choice(hand))
 
