@@ -47,7 +47,7 @@ _HOMES = {
     "analyzer.rules": ("PRESETS", "ContractMode", "MeldKind", "MeldSpec", "Rules", "RulesError", "SameSuitRuns",
                        "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
-                          "Table", "TableError", "extend_meld"),
+                          "Table", "TableError", "deck_cards", "extend_meld"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
@@ -105,6 +105,7 @@ __all__ = [
     "card_at",
     "card_places",
     "check_rules",
+    "deck_cards",
     "deterministic_work",
     "end_on_interrupt",
     "extend_meld",
@@ -159,6 +160,7 @@ if TYPE_CHECKING:
         SimulatedPlayer,
         Table,
         TableError,
+        deck_cards,
         extend_meld,
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short

@@ -1011,6 +1011,7 @@ __all__ = [
     "Table",
     "TableError",
     "TurnResult",
+    "deck_cards",
     "extend_meld",
     "going_out_chances",
     "measure_going_out",
