@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from analyzer import (
     Card,
+    Outcome,
     Play,
     Policy,
     RoundSolver,
@@ -120,11 +121,11 @@ def hand_sizes_of_others(puzzle: Puzzle, rules: Rules) -> tuple[int, ...]:
 
 def deal_hidden(puzzle: Puzzle, rules: Rules, seed: int, index: int) -> Deal:
     """Deal ``index`` of ``seed``: the unseen cards shuffled, the other hands dealt from them and
-    the rest the stock. A pure function of the puzzle's position and its arguments."""
+    the rest the stock (perhaps none: the table then turns the discard pile over). A pure function of the puzzle's position and its arguments."""
     rng = random.Random(f"{STREAM}/{puzzle.id}/{seed}/{index}")
     cards = list(unseen_cards(puzzle, rules))
     sizes = hand_sizes_of_others(puzzle, rules)
-    if sum(sizes) >= len(cards):
+    if sum(sizes) > len(cards):  # buys the position does not record: the hands are not known
         raise InPlayError(f"puzzle {puzzle.id}: {len(cards)} unseen cards cannot fill hands of {sum(sizes)}")
     rng.shuffle(cards)
     hands = tuple(tuple(sorted((cards.pop() for _ in range(size)), key=Card.sort_key)) for size in sizes)
@@ -170,8 +171,16 @@ def decision_play(puzzle: Puzzle, solver: RoundSolver, discard: Card, lays_down:
 
 
 def play_on(puzzle: Puzzle, rules: Rules, base: SimulatedPlayer, deal: Deal, play: Play) -> float:
-    """The player's relative points when the round ends, from the puzzle's position with the
-    hidden cards of ``deal`` and ``play`` as the turn in hand's play.
+    """The player's relative points when the round ends (``play_round``): its penalty points less
+    the other seats' mean."""
+    points = play_round(puzzle, rules, base, deal, play).penalty_points
+    mine = points[puzzle.seat]
+    return mine - (sum(points) - mine) / (puzzle.players - 1)
+
+
+def play_round(puzzle: Puzzle, rules: Rules, base: SimulatedPlayer, deal: Deal, play: Play) -> Outcome:
+    """The round played on from the puzzle's position with the hidden cards of ``deal`` and
+    ``play`` as the turn in hand's play.
 
     The player's last card drawn is put back on the stock and drawn again (no offer of the face-up
     card: this turn's draw is made), so the table plays the turn through its own rules."""
@@ -188,9 +197,7 @@ def play_on(puzzle: Puzzle, rules: Rules, base: SimulatedPlayer, deal: Deal, pla
                   random.Random(deal.shuffle), hands, list(deal.stock) + [puzzle.hand[-1]],
                   list(puzzle.discard_pile), melds, buys, turns, current=puzzle.seat, turn=sum(turns),
                   offer_open=False, last_buyer=puzzle.seat if puzzle.bought_last else None)
-    points = table.play().penalty_points
-    mine = points[puzzle.seat]
-    return mine - (sum(points) - mine) / (seats - 1)
+    return table.play()
 
 
 def candidates(puzzle: Puzzle) -> tuple[dict[str, object], dict[str, object]]:
@@ -263,7 +270,11 @@ def run(puzzles: Iterable[Puzzle], deals: int = DEALS, seed: int = 0) -> list[Ju
     for puzzle in puzzles:
         if puzzle.kind != "discard":
             continue
-        judgement = judge(puzzle, deals, seed)
+        try:
+            judgement = judge(puzzle, deals, seed)
+        except InPlayError as error:
+            print(f"{puzzle.id} skipped: {error}", flush=True)
+            continue
         judgements.append(judgement)
         print(describe(judgement), flush=True)
     for line in report(judgements):
