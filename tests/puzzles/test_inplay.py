@@ -118,3 +118,24 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys):
     assert run(["verify", str(tmp_path), "--in-play", "--deals", "0"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 2 and all(line.startswith("puzzles: ") for line in err)
+
+
+def test_a_position_whose_hands_take_every_unseen_card_is_played_and_one_with_fewer_skipped(tmp_path, capsys):
+    """Late in a round the unseen cards may just fill the other hands (no stock: the table turns
+    the discard pile over), or be too few when buys the position does not record made the
+    hands bigger: that puzzle is skipped with a line and the run goes on."""
+    from puzzles.bank import write_puzzles
+
+    puzzle = lay_down_or_break()
+    rules = load_rules(puzzle.rules)
+    rest = list((Counter(deck_cards(rules.deck_for(4))) - Counter(puzzle.hand)).elements())
+    others = 3 * rules.round(1).deal
+    full = dataclasses.replace(puzzle, discard_pile=tuple(rest[: len(rest) - others]), turn=9)
+    short = dataclasses.replace(puzzle, discard_pile=tuple(rest[: len(rest) - others + 1]), turn=9)
+    assert len(deal_hidden(full, rules, 0, 0).stock) == 0
+    assert len(judge(full, deals=2).gains) == 2
+    shard = tmp_path / "late.jsonl"
+    write_puzzles(shard, [short, full])
+    assert run(["verify", str(shard), "--in-play", "--deals", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"{short.id} skipped: ") and out[1].startswith(full.id)
