@@ -48,7 +48,7 @@ _HOMES = {
     "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "DiscardToGoOut", "JokerSubstitution", "MeldKind",
                        "MeldSpec", "Rules", "RulesError", "SameSuitRuns", "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
-                          "Table", "extend_meld"),
+                          "Table", "deck_cards", "extend_meld"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
@@ -114,6 +114,7 @@ __all__ = [
     "card_at",
     "card_places",
     "check_rules",
+    "deck_cards",
     "deterministic_work",
     "end_on_interrupt",
     "extend_meld",
@@ -172,6 +173,7 @@ if TYPE_CHECKING:
         SeatView,
         SimulatedPlayer,
         Table,
+        deck_cards,
         extend_meld,
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short

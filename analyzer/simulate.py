@@ -1029,6 +1029,7 @@ __all__ = [
     "Table",
     "TableError",
     "TurnResult",
+    "deck_cards",
     "extend_meld",
     "going_out_chances",
     "measure_going_out",

@@ -68,9 +68,16 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--out", help="write to this file (.jsonl or .jsonl.gz) instead of standard output")
 
     ver = commands.add_parser("verify", help="re-derive every puzzle of a file; exit 1 on any difference")
-    ver.add_argument("file", help="a .jsonl or .jsonl.gz file, or a bank directory (every shard)")
+    ver.add_argument("file", nargs="+", help="a .jsonl or .jsonl.gz file, or a bank directory (every shard)")
     ver.add_argument("--sample", type=_positive, help="verify a seeded sample of this many puzzles")
     ver.add_argument("--seed", type=_natural, default=0)
+    ver.add_argument(
+        "--in-play",
+        action="store_true",
+        help="judge each discard puzzle's answer against its runner-up by playing the round on "
+        "over the same deals of the hidden cards (a verdict per puzzle, a summary by criterion)",
+    )
+    ver.add_argument("--deals", type=_positive, default=40, help="--in-play: deals per puzzle (default 40)")
 
     show = commands.add_parser("show", help="show a puzzle as a player sees it")
     show.add_argument("id", help="the puzzle's id (12 hex digits, or a unique prefix)")
@@ -300,7 +307,13 @@ def _generate(args: argparse.Namespace) -> int:
 def _verify(args: argparse.Namespace) -> int:
     from puzzles.verify import check, sample
 
-    puzzles = load_bank(args.file) if Path(args.file).is_dir() else read_puzzles(args.file)
+    puzzles = [puzzle for path in args.file
+               for puzzle in (load_bank(path) if Path(path).is_dir() else read_puzzles(path))]
+    if args.in_play:
+        from puzzles.inplay import run
+
+        run(sample([p for p in puzzles if p.kind == "discard"], args.sample, args.seed), args.deals)
+        return 0
     failed = checked = noted = 0
     for puzzle in sample(puzzles, args.sample, args.seed):
         checked += 1
