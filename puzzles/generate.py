@@ -87,8 +87,12 @@ from puzzles.themes import tag
 # differ from puzzles-4's; the positions, lay-downs and discards are the same. puzzles-6: the
 # lay-down model leaves the same-suit rule between runs out until an answer breaks it
 # (``SolverOptions.same_suit_rule_lazily``): the same optima, other ties among
-# equally good arrangements. The seeds' random streams keep the first version's name.
-GENERATOR = "puzzles-6"
+# equally good arrangements. puzzles-7: the buy verdict compares the points against the table
+# (the buyer's less the others' mean), the going-out tables measured again with the points a
+# player still in holds; only the buy shards were carried over (lay-down and discard puzzles do
+# not depend on the verdict and keep puzzles-6). The seeds' random streams keep the first
+# version's name.
+GENERATOR = "puzzles-7"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
