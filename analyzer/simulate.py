@@ -898,10 +898,29 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
     The points held on a turn are the mean penalty points in hand of the players who played an
     ``n``-th turn and did not go out on it, right after it; turns pooled as the chances' tail."""
     player = SimulatedPlayer(RoundSolver(rules, round_number, rules.deck_for(players), NO_TIME_LIMIT, work=work))
-    at_risk: Counter[int] = Counter()
-    out: Counter[int] = Counter()
-    still_in: Counter[int] = Counter()  # players who played an n-th turn and did not go out on it...
-    points_held: Counter[int] = Counter()  # ...and the points they held after it, summed
+    played = _self_play(rules, round_number, players, games, seed, player)
+    chances = _pooled_chances(played)
+    held = _points_held(played, len(chances))
+    return GoingOut(tuple(round(c, 4) for c in chances) or (0.0,), games, tuple(round(p, 1) for p in held) or (0.0,))
+
+
+@dataclass
+class _SelfPlay:
+    """Counts per own turn ``n`` from self-play rounds."""
+
+    at_risk: Counter[int] = field(default_factory=Counter)  # players who played an n-th turn
+    out: Counter[int] = field(default_factory=Counter)  # ...and went out on it
+    still_in: Counter[int] = field(default_factory=Counter)  # ...and did not go out on it...
+    points_held: Counter[int] = field(default_factory=Counter)  # ...and the points they held after it, summed
+
+    @property
+    def last(self) -> int:
+        return max(self.at_risk, default=0)
+
+
+def _self_play(rules: Rules, round_number: int, players: int, games: int, seed: int,
+               player: SimulatedPlayer) -> _SelfPlay:
+    played = _SelfPlay()
     for game in range(games):
         table = Table.deal(rules, round_number, players, seed * 100_003 + game, [player] * players)
         table.max_turns = MEASURE_TURNS_EACH * players
@@ -909,15 +928,20 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
             seat, before = table.current, table.turns[table.current]
             table.play_turn()
             if table.turns[seat] > before and table.winner != seat:
-                still_in[table.turns[seat]] += 1
-                points_held[table.turns[seat]] += sum(rules.points_of(c) for c in table.hands[seat])
+                played.still_in[table.turns[seat]] += 1
+                played.points_held[table.turns[seat]] += sum(rules.points_of(c) for c in table.hands[seat])
         outcome = table.outcome()
         for seat, turns in enumerate(outcome.turns):
             for n in range(1, turns + 1):
-                at_risk[n] += 1
+                played.at_risk[n] += 1
             if outcome.winner == seat:
-                out[turns] += 1
-    last = max(at_risk, default=0)
+                played.out[turns] += 1
+    return played
+
+
+def _pooled_chances(played: _SelfPlay) -> list[float]:
+    """The chance of going out on each turn, the tail pooled and made non-decreasing."""
+    at_risk, out, last = played.at_risk, played.out, played.last
     blocks: list[list[int]] = []  # [went out, in play, turns] per block of turns
     for n in range(1, last + 1):
         tail = at_risk[n] < MIN_AT_RISK  # too few still in play: pool the rest
@@ -929,13 +953,17 @@ def measure_going_out(rules: Rules, round_number: int, players: int, games: int 
             blocks[-1] = [blocks[-1][0] + later[0], blocks[-1][1] + later[1], blocks[-1][2] + later[2]]
         if tail:
             break
-    chances = [block[0] / block[1] for block in blocks for _ in range(block[2])]
+    return [block[0] / block[1] for block in blocks for _ in range(block[2])]
+
+
+def _points_held(played: _SelfPlay, turns: int) -> list[float]:
+    """The mean points held after each of ``turns`` turns by a player still in; the last the pooled tail."""
     held: list[float] = []
-    for n in range(1, len(chances) + 1):
-        span = range(n, last + 1) if n == len(chances) else range(n, n + 1)  # the last turn: the pooled tail
-        count = sum(still_in[m] for m in span)
-        held.append(sum(points_held[m] for m in span) / count if count else held[-1] if held else 0.0)
-    return GoingOut(tuple(round(c, 4) for c in chances) or (0.0,), games, tuple(round(p, 1) for p in held) or (0.0,))
+    for n in range(1, turns + 1):
+        span = range(n, played.last + 1) if n == turns else range(n, n + 1)
+        count = sum(played.still_in[m] for m in span)
+        held.append(sum(played.points_held[m] for m in span) / count if count else held[-1] if held else 0.0)
+    return held
 
 
 _MEASURED: dict[tuple[str, int, int], GoingOut] = {}

@@ -35,7 +35,7 @@ from puzzles.answers import AnswerError, Scored, answer_from_dict
 from puzzles.answers import score as score_answer
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import score
-from webapp.bank import bank, today
+from webapp.bank import Bank, bank, today
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle, theme_line, unseen_counts
 from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
@@ -401,23 +401,9 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
     line = rating_line(player, attempts)
     history = [(attempt.created_at, attempt.rating_after, attempt.deviation_after)
                for attempt in rated if attempt.id in line]
-    themes: dict[str, list[int]] = {}
-    for attempt in rated:
-        puzzle = served.known(attempt.puzzle_id)
-        for theme in puzzle.themes if puzzle else ():
-            counts = themes.setdefault(theme, [0, 0])
-            counts[0] += int(attempt.right)
-            counts[1] += 1
-    rows: list[dict[str, Any]] = sorted(
-        ({"theme": theme, "right": right, "tried": tried, "share": right / tried}
-         for theme, (right, tried) in themes.items()),
-        key=lambda row: (row["share"], -row["tried"], row["theme"]))
+    rows = _theme_rows(rated, served)
     ranked = [row for row in rows if row["tried"] >= 2] or rows
-    solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
-    failed = []
-    for attempt in rated:
-        if not attempt.right and attempt.puzzle_id not in solved and attempt.puzzle_id in served.by_id:
-            failed.append(served.by_id[attempt.puzzle_id])  # to try again: retired ones are not
+    failed = _to_try_again(attempts, rated, served)
     return {
         "chart": rating_chart([(when, rating, deviation) for when, rating, deviation in history]) if history else None,
         "themes": rows,
@@ -434,6 +420,28 @@ def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any
         "missed_any": any(not attempt.right for attempt in rated),
         "practisable": set(served.themes),
     }
+
+
+def _theme_rows(rated: list[Attempt], served: Bank) -> list[dict[str, Any]]:
+    """Right and tried per theme of the rated attempts, weakest first."""
+    themes: dict[str, list[int]] = {}
+    for attempt in rated:
+        puzzle = served.known(attempt.puzzle_id)
+        for theme in puzzle.themes if puzzle else ():
+            counts = themes.setdefault(theme, [0, 0])
+            counts[0] += int(attempt.right)
+            counts[1] += 1
+    return sorted(
+        ({"theme": theme, "right": right, "tried": tried, "share": right / tried}
+         for theme, (right, tried) in themes.items()),
+        key=lambda row: (row["share"], -row["tried"], row["theme"]))
+
+
+def _to_try_again(attempts: list[Attempt], rated: list[Attempt], served: Bank) -> list[Puzzle]:
+    """The puzzles missed and not solved since, still in service (retired ones are not)."""
+    solved = {attempt.puzzle_id for attempt in attempts if attempt.right}
+    return [served.by_id[attempt.puzzle_id] for attempt in rated
+            if not attempt.right and attempt.puzzle_id not in solved and attempt.puzzle_id in served.by_id]
 
 
 def rating_line(player: Player, attempts: list[Attempt]) -> set[int]:
