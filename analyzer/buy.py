@@ -318,6 +318,64 @@ def _tree_size(kinds: int, turns: int, blind: int) -> int:
     return size
 
 
+def _monte_carlo(analyser: RoundSolver, player: SimulatedPlayer, rest: _Rest, stock: Counter[Card],
+                 hands: tuple[tuple[Card, ...], tuple[Card, ...]], penalty: int, rollouts: int, seed: int,
+                 buys: tuple[int | None, int | None], bought_last: bool, objective: BuyObjective,
+                 ) -> tuple[tuple[float, float, float, float], tuple[float, float, float, float], int, float | None, str]:
+    """Passing and buying played over ``rollouts`` shuffled stocks (``buy_verdict``'s Monte Carlo
+    branch): (passing, buying, rounds used, standard error, why it stopped or "")."""
+    cards, bought = hands
+    pass_buys, buys_left = buys
+    stopped = ""
+    # Common random numbers: in each round both options see the same stock, the same
+    # discards and the same moment another player goes out; buying takes its penalty cards
+    # from the bottom of that stock, which passing never reaches. The comparison is then far
+    # less noisy than two independent samples.
+    rng = random.Random(seed)
+    pile = [card for card in ALL_CARD_KINDS for _ in range(stock[card])]
+    scores: dict[str, list[_Score]] = {"pass": [], "buy": []}
+    running = _RunningDifference()
+    start_pass, start_buy = player.start(cards), player.start(bought)
+
+    def shuffled_stocks() -> Iterator[tuple[Card, ...]]:
+        for _ in range(rollouts):
+            rng.shuffle(pile)
+            yield tuple(pile)
+
+    def both_options(shuffled: tuple[Card, ...]) -> tuple[_Score, _Score]:
+        # Played by a copy of the player with plans of its own: a round's figures are then
+        # the same whichever rounds were played before it or beside it.
+        own = player.for_one_round()
+        stock_order, blind = shuffled[:len(shuffled) - penalty], shuffled[len(shuffled) - penalty:]
+        return (rest.play(own, start_pass, stock_order, pass_buys, bought_last),
+                rest.play(own, own.with_cards(start_buy, blind), stock_order, buys_left, True))
+
+    done = 0
+    # Closed on the way out (a settled verdict, the deadline, Ctrl-C): no round is left running.
+    with contextlib.closing(_side_by_side(both_options, shuffled_stocks(), stop=lambda: analyser.expired)) as rounds:
+        for pass_score, buy_score in rounds:
+            if analyser.expired:
+                break  # a solve in this round may have stopped at the deadline: the round is not counted
+            done += 1
+            scores["pass"].append(pass_score)
+            scores["buy"].append(buy_score)
+            running.add(pass_score.compared(objective), buy_score.compared(objective))
+            if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
+                break
+    used_rollouts = len(scores["pass"])
+    if analyser.expired:
+        stopped = (f"the buy verdict stopped after {used_rollouts} of at most {rollouts} simulated rounds "
+                   f"at the time limit" + ("" if used_rollouts >= MIN_ROLLOUTS else
+                                           f" (fewer than the {MIN_ROLLOUTS} it takes to settle a verdict)"))
+    if not used_rollouts:
+        passing = buying = (math.nan, math.nan, math.nan, math.nan)
+    else:
+        passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
+    std_error = _std_error([s.compared(objective) for s in scores["pass"]],
+                           [s.compared(objective) for s in scores["buy"]])
+    return passing, buying, used_rollouts, std_error, stopped
+
+
 def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, unseen: dict[Card, int],
                 horizon: int | None, rollouts: int, seed: int, *, players: int | None = None,
                 turn: int = DEFAULT_TURN, buys_used: int = 0, bought_last: bool = False,
@@ -356,53 +414,9 @@ def buy_verdict(analyser: RoundSolver, cards: tuple[Card, ...], offered: Card, u
             passing = buying = (math.nan, math.nan, math.nan, math.nan)
     else:
         method = "monte-carlo"
-        # Common random numbers: in each round both options see the same stock, the same
-        # discards and the same moment another player goes out; buying takes its penalty cards
-        # from the bottom of that stock, which passing never reaches. The comparison is then far
-        # less noisy than two independent samples.
-        rng = random.Random(seed)
-        pile = [card for card in ALL_CARD_KINDS for _ in range(stock[card])]
-        scores: dict[str, list[_Score]] = {"pass": [], "buy": []}
-        running = _RunningDifference()
-        start_pass, start_buy = player.start(cards), player.start(bought)
-        pass_buys = None if allowed is None else allowed - buys_used
-
-        def shuffled_stocks() -> Iterator[tuple[Card, ...]]:
-            for _ in range(rollouts):
-                rng.shuffle(pile)
-                yield tuple(pile)
-
-        def both_options(shuffled: tuple[Card, ...]) -> tuple[_Score, _Score]:
-            # Played by a copy of the player with plans of its own: a round's figures are then
-            # the same whichever rounds were played before it or beside it.
-            own = player.for_one_round()
-            stock_order, blind = shuffled[:len(shuffled) - penalty], shuffled[len(shuffled) - penalty:]
-            return (rest.play(own, start_pass, stock_order, pass_buys, bought_last),
-                    rest.play(own, own.with_cards(start_buy, blind), stock_order, buys_left, True))
-
-        done = 0
-        # Closed on the way out (a settled verdict, the deadline, Ctrl-C): no round is left running.
-        with contextlib.closing(_side_by_side(both_options, shuffled_stocks(), stop=lambda: analyser.expired)) as rounds:
-            for pass_score, buy_score in rounds:
-                if analyser.expired:
-                    break  # a solve in this round may have stopped at the deadline: the round is not counted
-                done += 1
-                scores["pass"].append(pass_score)
-                scores["buy"].append(buy_score)
-                running.add(pass_score.compared(objective), buy_score.compared(objective))
-                if done >= MIN_ROLLOUTS and done % SETTLE_EVERY == 0 and running.settled():
-                    break
-        used_rollouts = len(scores["pass"])
-        if analyser.expired:
-            stopped = (f"the buy verdict stopped after {used_rollouts} of at most {rollouts} simulated rounds "
-                       f"at the time limit" + ("" if used_rollouts >= MIN_ROLLOUTS else
-                                               f" (fewer than the {MIN_ROLLOUTS} it takes to settle a verdict)"))
-        if not used_rollouts:
-            passing = buying = (math.nan, math.nan, math.nan, math.nan)
-        else:
-            passing, buying = (_summary(scores[option]) for option in ("pass", "buy"))
-        std_error = _std_error([s.compared(objective) for s in scores["pass"]],
-                               [s.compared(objective) for s in scores["buy"]])
+        passing, buying, used_rollouts, std_error, stopped = _monte_carlo(
+            analyser, player, rest, stock, (cards, bought), penalty, rollouts, seed,
+            (None if allowed is None else allowed - buys_used, buys_left), bought_last, objective)
 
     def compared(option: tuple[float, float, float, float]) -> float:
         return option[2] - option[3] if objective is BuyObjective.AGAINST_TABLE else option[2]
