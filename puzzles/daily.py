@@ -12,8 +12,8 @@
   slots share no puzzle, so nothing repeats until the eligible ones are used up.
 
     >>> from datetime import date
-    >>> slot_of(date(2026, 1, 1)), slot_of(date(2026, 1, 7))
-    (('progressive', 'lay-down'), ('contract', 'lay-down'))
+    >>> [(rules, str(kind)) for rules, kind in (slot_of(date(2026, 1, 1)), slot_of(date(2026, 1, 7)))]
+    [('progressive', 'lay-down'), ('contract', 'lay-down')]
 """
 
 from __future__ import annotations
