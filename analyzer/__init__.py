@@ -49,6 +49,7 @@ _HOMES = {
                        "MeldSpec", "Rules", "RulesError", "SameSuitRuns", "check_rules", "load_rules", "preset"),
     "analyzer.simulate": ("Event", "EventKind", "Outcome", "Play", "Policy", "Position", "SeatView", "SimulatedPlayer",
                           "Table", "deck_cards", "extend_meld"),
+    "analyzer.stats": ("Interval", "interval"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
     "analyzer.solver.work": ("deterministic_work",),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
@@ -76,6 +77,7 @@ __all__ = [
     "Event",
     "EventKind",
     "HandError",
+    "Interval",
     "JokerSubstitution",
     "LayDown",
     "LayOff",
@@ -119,6 +121,7 @@ __all__ = [
     "end_on_interrupt",
     "extend_meld",
     "hand_sizes",
+    "interval",
     "kept_at_least",
     "load_rules",
     "near_best_plays",
@@ -178,6 +181,7 @@ if TYPE_CHECKING:
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short
     from analyzer.solver.work import deterministic_work
+    from analyzer.stats import Interval, interval
     from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn, witness_turn_end
     from analyzer.validate import validate_lay_down
 

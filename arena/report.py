@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 from xml.sax.saxutils import escape
 
+from analyzer import Interval, interval
 from arena.duplicate import Match, SeedResult
-from arena.stats import Interval, interval
 
 
 @dataclass(frozen=True)

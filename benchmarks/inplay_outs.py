@@ -22,8 +22,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from analyzer import Card, RoundSolver, SimulatedPlayer, load_rules
-from arena.stats import interval
+from analyzer import Card, RoundSolver, SimulatedPlayer, interval, load_rules
 from puzzles import inplay
 from puzzles.bank import read_puzzles
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from analyzer import (
     Card,
+    Interval,
     Outcome,
     Play,
     Policy,
@@ -35,9 +36,9 @@ from analyzer import (
     SimulatedPlayer,
     Table,
     deck_cards,
+    interval,
     load_rules,
 )
-from arena.stats import Interval, interval
 from puzzles.model import DiscardMargin, Kind, Puzzle
 
 DEALS = 40  # deals of the hidden cards per puzzle

@@ -9,10 +9,10 @@ from collections import Counter
 import pytest
 
 from analyzer import Card, Play, SimulatedPlayer, Table, deterministic_work, parse_cards, preset
+from analyzer.stats import interval, t_quantile
 from arena.duplicate import WORK, Match, Seat, SeedResult, play_seed
 from arena.policies import AdvisedPlayer, GreedyPlayer, PolicyName, Round, Sight
 from arena.report import report
-from arena.stats import interval, t_quantile
 
 GREEDY, RANDOM, SIMULATED, ADVISED = (PolicyName.GREEDY, PolicyName.RANDOM, PolicyName.SIMULATED,
                                       PolicyName.ADVISED)

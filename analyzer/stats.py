@@ -1,4 +1,4 @@
-"""The arena's statistic: a mean over seeds with its 95% Student t interval.
+"""A mean with its 95% Student t interval (the arena's statistic over seeds, the in-play judge's over deals).
 
 Duplicate play pairs the challenger with the opponents on each deal, so each seed gives one
 number (the challenger's mean points less the opponents' mean, over its seats) and the interval
