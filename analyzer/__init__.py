@@ -43,6 +43,8 @@ _HOMES = {
     "analyzer.moves": ("End", "LayOff", "Substitution", "TableError", "Turn"),
     "analyzer.near_best": ("NearBest", "NearPlay", "near_best_plays"),
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
+    "analyzer.records": ("Decision", "DecisionKind", "RecordError", "Recorder", "Replayed", "RoundReplay",
+                         "card_of", "game_record", "read_record", "replay", "write_record"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.round_solver": ("RoundSolver",),
     "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "DiscardToGoOut", "JokerSubstitution", "MeldKind",
@@ -71,6 +73,8 @@ __all__ = [
     "Card",
     "CardError",
     "ContractMode",
+    "Decision",
+    "DecisionKind",
     "DiscardRow",
     "DiscardToGoOut",
     "End",
@@ -97,6 +101,10 @@ __all__ = [
     "Question",
     "QuestionError",
     "Rank",
+    "RecordError",
+    "Recorder",
+    "Replayed",
+    "RoundReplay",
     "RoundSolver",
     "Rules",
     "RulesError",
@@ -114,12 +122,14 @@ __all__ = [
     "analyze",
     "answer",
     "card_at",
+    "card_of",
     "card_places",
     "check_rules",
     "deck_cards",
     "deterministic_work",
     "end_on_interrupt",
     "extend_meld",
+    "game_record",
     "hand_sizes",
     "interval",
     "kept_at_least",
@@ -129,12 +139,15 @@ __all__ = [
     "place_in_turn",
     "preset",
     "read_hand",
+    "read_record",
+    "replay",
     "run_ends",
     "run_span",
     "validate_lay_down",
     "wild_cards",
     "wild_cards_short",
     "witness_turn_end",
+    "write_record",
 ]
 
 if TYPE_CHECKING:
@@ -149,6 +162,19 @@ if TYPE_CHECKING:
     from analyzer.moves import End, LayOff, Substitution, TableError, Turn
     from analyzer.near_best import NearBest, NearPlay, near_best_plays
     from analyzer.question import Limits, Question, QuestionError, answer
+    from analyzer.records import (
+        Decision,
+        DecisionKind,
+        Recorder,
+        RecordError,
+        Replayed,
+        RoundReplay,
+        card_of,
+        game_record,
+        read_record,
+        replay,
+        write_record,
+    )
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.round_solver import RoundSolver
     from analyzer.rules import (

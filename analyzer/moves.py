@@ -164,6 +164,7 @@ class Turn:
         self.jokers_owed = 0  # jokers taken back this turn and not melded yet
         self.discarded: Card | None = None
         self.finished = False
+        self.made: list[PlacedMeld] = []  # the meld each lay-off and substitution made, in order
 
     @property
     def who(self) -> str:
@@ -247,6 +248,7 @@ class Turn:
         if move.card.is_joker and self.jokers_owed:
             self.jokers_owed -= 1
         self.melds[move.seat][move.meld] = made
+        self.made.append(made)
         return made
 
     def substitute(self, move: Substitution) -> PlacedMeld:
@@ -288,6 +290,7 @@ class Turn:
         self.hand[JOKER] += 1
         self.jokers_owed += 1
         self.melds[move.seat][move.meld] = made
+        self.made.append(made)
         return made
 
     def discard(self, card: Card) -> None:

@@ -794,6 +794,35 @@ def rules_from_mapping(data: Mapping[str, Any], where: str = "rules") -> Rules:
     return check_rules(dataclasses.replace(base, **changes), where)
 
 
+def rules_from_dict(data: Any, where: str = "rules") -> Rules:
+    """The rule set ``Rules.to_dict`` wrote (every field, as a game record keeps a rule set that
+    is no preset); a ``RulesError`` naming ``where`` for anything else. It passes ``check_rules``."""
+    if not isinstance(data, Mapping):
+        raise RulesError(f"{where}: a rule set is an object of its fields, not {_show(data)}")
+    known = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(str(key)[:40] for key in data if key not in known)
+    if unknown:
+        raise RulesError(f"{where}: unknown field {unknown[0]!r}")
+    fields = dict(data)
+    try:
+        fields["decks"] = tuple(DeckRule(**deck) for deck in data["decks"])
+        fields["rounds"] = tuple(
+            RoundRule(rule["deal"], tuple(MeldSpec(MeldKind(spec["kind"]), spec["size"]) for spec in rule["contract"]),
+                      rule["go_out"], rule["buys"], rule["buy_penalty_cards"])
+            for rule in data["rounds"])
+        points = data["points"]
+        fields["points"] = Points(tuple(points["by_rank"]), points["joker"], points["wild_deuce"])
+        for key, enum_type in _ENUM_FIELDS.items():
+            if key in fields:
+                fields[key] = enum_type(fields[key])
+        rules = Rules(**fields)
+    except KeyError as error:
+        raise RulesError(f"{where}: missing field {error}") from None
+    except (TypeError, ValueError, AttributeError) as error:
+        raise RulesError(f"{where}: not a rule set's fields ({error})") from None
+    return check_rules(rules, where)
+
+
 def _expect(value: Any, kind: type, key: str, where: str, also: str = "") -> Any:
     """``value`` if it is of ``kind`` (whole numbers are never true/false); numbers in range are
     left to ``check_rules``."""

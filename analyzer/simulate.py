@@ -612,9 +612,9 @@ class EventKind(enum.Enum):
     BUY = "buy"  # cards: the bought card, then the penalty cards
     DRAW = "draw"
     RESHUFFLE = "reshuffle"  # the discard pile, less its top card, becomes the stock
-    LAY_DOWN = "lay down"  # cards: every card of the contract's melds
-    LAY_OFF = "lay off"  # cards: the card laid off; meld: whose meld, which
-    SUBSTITUTE = "substitute"  # cards: the natural card put in a joker's place; meld: whose, which
+    LAY_DOWN = "lay down"  # cards: every card of the contract's melds; melds: the melds as laid
+    LAY_OFF = "lay off"  # cards: the card laid off; meld: whose meld, which; melds: that meld after it
+    SUBSTITUTE = "substitute"  # cards: the natural card put in a joker's place; meld, melds: as a lay-off's
     DISCARD = "discard"
     GO_OUT = "go out"
     STOP = "stop"  # the round ends unfinished: no cards left to draw, or too many turns
@@ -627,6 +627,9 @@ class Event:
     cards: tuple[Card, ...] = ()
     turn: int = 0  # the table's turn number, from 1 (0: the deal)
     meld: tuple[int, int] | None = None  # lay-offs and substitutions: the meld's seat and index
+    # The melds the move made, what each wild card stands for in sight (``analyzer.records``
+    # writes them): the lay-down's melds, or the one meld a lay-off or substitution left.
+    melds: tuple[PlacedMeld, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -818,12 +821,12 @@ class Table:
         self.hands[seat] = turn.held()
         self.melds[:] = turn.melds
         if play.lay_down:
-            self._emit(EventKind.LAY_DOWN, seat, tuple(c for meld in play.lay_down for c in meld.cards))
-        for index, card in play.lay_offs:
-            self._emit(EventKind.LAY_OFF, seat, (card,), (seat, index))
-        for move in play.moves:
+            self._emit(EventKind.LAY_DOWN, seat, tuple(c for meld in play.lay_down for c in meld.cards),
+                       melds=play.lay_down)
+        moves = [LayOff(card, seat, index) for index, card in play.lay_offs] + list(play.moves)
+        for move, made in zip(moves, turn.made, strict=True):
             kind = EventKind.LAY_OFF if isinstance(move, LayOff) else EventKind.SUBSTITUTE
-            self._emit(kind, seat, (move.card,), (move.seat, move.meld))
+            self._emit(kind, seat, (move.card,), (move.seat, move.meld), (made,))
         if play.discard is not None:
             self.discards.append(play.discard)
             self._emit(EventKind.DISCARD, seat, (play.discard,))
@@ -833,8 +836,8 @@ class Table:
         self._emit(EventKind.STOP, seat)
 
     def _emit(self, kind: EventKind, seat: int, cards: tuple[Card, ...] = (),
-              meld: tuple[int, int] | None = None) -> None:
-        event = Event(kind, seat, cards, self.turn, meld)
+              meld: tuple[int, int] | None = None, melds: tuple[PlacedMeld, ...] = ()) -> None:
+        event = Event(kind, seat, cards, self.turn, meld, melds)
         self.events.append(event)
         for observer in self.observers:
             observer(self, event)

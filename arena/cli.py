@@ -1,7 +1,8 @@
 """The ``rummy-arena`` command: seeded rounds between two policies in duplicate, and who is stronger.
 
     rummy-arena --rules progressive --rounds 1-7 --players 4 --challenger advised \\
-        --opponents simulated --seeds 0-199 [--workers N | --engine ray] [--json] [--plot FILE] [--game]
+        --opponents simulated --seeds 0-199 [--workers N | --engine ray] [--json] [--plot FILE] [--game] \\
+        [--records DIR]
 
 The text has a table per round and the total; ``--json`` the same figures as one object, but for
 the time per decision (machines differ), so that the same seeds give it byte for byte here, in
@@ -24,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from analyzer import Policy, Rules, Table, load_rules
+from analyzer import Policy, Rules, Table, load_rules, write_record
 from arena.duplicate import Match, SeedResult, play_seed
 from arena.policies import PolicyName
 from arena.report import report, svg, text
@@ -33,7 +34,7 @@ PROG = "rummy-arena"
 BAD_INPUT = 2
 ENGINES = ("process", "ray")  # --workers processes on this machine, or Ray tasks on a Ray cluster
 RAY_IN_FLIGHT = 2  # Ray tasks submitted ahead per CPU of the cluster (results are taken in order)
-Job = tuple[Match, int, int]  # (match, round, seed)
+Job = tuple[Match, int, int, bool]  # (match, round, seed, keep each table's game record)
 _NOBODY: Policy = None  # type: ignore[assignment]  # a seat of a trial deal, never asked to play
 
 
@@ -62,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "RAY_ADDRESS names, else a local one; needs pip install '.[cluster]')")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of the table")
     parser.add_argument("--plot", metavar="FILE", help="write an SVG of relative points per round with their 95%% CI")
+    parser.add_argument("--records", metavar="DIR",
+                        help="write each table as a game record, DIR/RULES-round-R-seed-S-seat-N.json (the "
+                             "challenger's seat); review one with: analyze review FILE --seat N")
     parser.add_argument("--game", action="store_true",
                         help="a whole game: every round of the rules, the total each seed's sum over them")
     return parser
@@ -83,10 +87,13 @@ def _run(args: argparse.Namespace) -> int:
     first, last = _seeds(args.seeds)
     _check_table(rules, rounds, args.players)
     match = Match(args.rules, args.players, _policy(args.challenger), _policy(args.opponents))
-    jobs = [(match, number, seed) for number in rounds for seed in range(first, last + 1)]
+    records = _records_dir(args.records) if args.records else None
+    jobs = [(match, number, seed, records is not None) for number in rounds for seed in range(first, last + 1)]
     results = []
     with _progress(len(jobs)) as tick:
         for result in play_all(jobs, args.workers, args.engine):
+            if records is not None:
+                _write_records(records, rules.name, result)
             results.append(result)
             tick()
     rep = report(match, rules.name, (first, last), args.game, results)
@@ -117,7 +124,29 @@ def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> 
 
 
 def _play(job: Job) -> SeedResult:
-    return play_seed(*job)
+    match, number, seed, record = job
+    return play_seed(match, number, seed, record=record)
+
+
+def _records_dir(name: str) -> Path:
+    """The directory for ``--records``, made if it is not there."""
+    path = Path(name)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot make the records directory {name}: {error.strerror}") from None
+    return path
+
+
+def _write_records(path: Path, rules: str, result: SeedResult) -> None:
+    """Each table of the seed as its own record file, named by the challenger's seat."""
+    for table in result.tables:
+        assert table.record is not None
+        name = path / f"{rules}-round-{result.round_number}-seed-{result.seed}-seat-{table.seat}.json"
+        try:
+            write_record(table.record, name)
+        except OSError as error:
+            raise UsageError(f"cannot write {name}: {error.strerror}") from None
 
 
 def _ray_jobs(jobs: Sequence[Job]) -> Iterator[SeedResult]:

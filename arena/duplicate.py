@@ -13,7 +13,17 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer import Card, EventKind, Play, SeatView, Table, deterministic_work, load_rules
+from analyzer import (
+    Card,
+    EventKind,
+    Play,
+    Recorder,
+    SeatView,
+    Table,
+    deterministic_work,
+    game_record,
+    load_rules,
+)
 from arena.policies import ArenaPolicy, PolicyName, Round, Sight, make_policy
 
 # Deterministic work per solve of the advice (analyzer/solver/work.py; a unit is 2-4 s of one core
@@ -45,6 +55,7 @@ class TableResult:
     buys: tuple[int, ...]  # per seat
     decisions: int  # the challenger's (offers to take or buy, plays after the draw)
     seconds: float  # the challenger's thinking time, wall clock (not part of the JSON: machines differ)
+    record: dict[str, Any] | None = None  # the game record of the table (``analyzer.records``), when asked
 
     @property
     def challenger_points(self) -> int:
@@ -90,23 +101,26 @@ def deal_seed(rules_name: str, round_number: int, seed: int) -> int:
     return random.Random(f"{STREAM}/{rules_name}/{round_number}/{seed}").randrange(2**63)
 
 
-def play_seed(match: Match, round_number: int, seed: int, deals: list[Dealt] | None = None) -> SeedResult:
-    """The seed's deal played once with the challenger in each seat (``deals``: see ``play_table``)."""
+def play_seed(match: Match, round_number: int, seed: int, deals: list[Dealt] | None = None,
+              record: bool = False) -> SeedResult:
+    """The seed's deal played once with the challenger in each seat (``deals``: see ``play_table``;
+    ``record``: each table's game record kept in its result)."""
     with deterministic_work(WORK):
         rules = load_rules(match.rules)
         at = Round(rules, round_number, match.players)
         shuffle = deal_seed(rules.name, round_number, seed)
         tables = tuple(play_table(match, at, shuffle, seat, f"{rules.name}/{round_number}/{seed}/{seat}",
-                                  deals)
+                                  deals, record)
                        for seat in range(match.players))
     return SeedResult(round_number, seed, tables)
 
 
 def play_table(match: Match, at: Round, shuffle: int, challenger_seat: int, name: str,
-               deals: list[Dealt] | None = None) -> TableResult:
+               deals: list[Dealt] | None = None, record: bool = False) -> TableResult:
     """One table of the deal ``shuffle``: the challenger in ``challenger_seat``, one opponent
     policy shared by the other seats (as a table of ``SimulatedPlayer``s shares one). ``deals``,
-    when given, receives the cards as dealt (tests compare the tables of a seed)."""
+    when given, receives the cards as dealt (tests compare the tables of a seed); with
+    ``record``, the result holds the table's game record (the players named by their policies)."""
     challenger = make_policy(match.challenger, at, f"{name}/challenger")
     opponent = make_policy(match.opponents, at, f"{name}/opponents")
     seats = [Seat(challenger if seat == challenger_seat else opponent, seat) for seat in range(at.players)]
@@ -115,14 +129,19 @@ def play_table(match: Match, at: Round, shuffle: int, challenger_seat: int, name
         seat.table = table
     if deals is not None:
         deals.append((tuple(map(tuple, table.hands)), tuple(table.stock), tuple(table.discards)))
+    recorder = Recorder(table, seed=shuffle) if record else None
     outcome = table.play()
     buys = [0] * at.players
     for event in table.events:
         if event.kind is EventKind.BUY:
             buys[event.seat] += 1
     mine = seats[challenger_seat]
+    written = None
+    if recorder is not None:
+        names = [str(match.challenger if seat == challenger_seat else match.opponents) for seat in range(at.players)]
+        written = game_record(at.rules, names, [recorder.round_record()])
     return TableResult(challenger_seat, outcome.penalty_points, outcome.winner, table.turn, tuple(buys),
-                       mine.decisions, mine.seconds)
+                       mine.decisions, mine.seconds, written)
 
 
 class Seat:
