@@ -46,6 +46,7 @@ _HOMES = {
     "analyzer.records": ("Decision", "DecisionKind", "RecordError", "Recorder", "Replayed", "RoundReplay",
                          "card_of", "game_record", "read_record", "replay", "write_record"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
+    "analyzer.review": ("Review", "Reviewed", "render_review", "review_game"),
     "analyzer.round_solver": ("RoundSolver",),
     "analyzer.rules": ("PRESETS", "TITLES", "ContractMode", "DiscardToGoOut", "JokerSubstitution", "MeldKind",
                        "MeldSpec", "Rules", "RulesError", "SameSuitRuns", "check_rules", "load_rules", "preset"),
@@ -104,6 +105,8 @@ __all__ = [
     "RecordError",
     "Recorder",
     "Replayed",
+    "Review",
+    "Reviewed",
     "RoundReplay",
     "RoundSolver",
     "Rules",
@@ -140,7 +143,9 @@ __all__ = [
     "preset",
     "read_hand",
     "read_record",
+    "render_review",
     "replay",
+    "review_game",
     "run_ends",
     "run_span",
     "validate_lay_down",
@@ -176,6 +181,7 @@ if TYPE_CHECKING:
         write_record,
     )
     from analyzer.result import LayDown, PlacedMeld
+    from analyzer.review import Review, Reviewed, render_review, review_game
     from analyzer.round_solver import RoundSolver
     from analyzer.rules import (
         PRESETS,

@@ -99,7 +99,8 @@ def build_parser() -> argparse.ArgumentParser:
         "that leave the fewest penalty points, or how many cards away the hand is and which cards "
         "would do it.",
         epilog="Cards: 7H 10h TH QS joker (or JK, *), separated by spaces, commas or new lines; "
-        "# starts a comment. Exit status: 0 done, 2 bad input (in a batch: some line was bad).",
+        "# starts a comment. Exit status: 0 done, 2 bad input (in a batch: some line was bad). "
+        "Review a game record: analyze review GAME.json [--seat N] [--json] (see analyze review --help).",
     )
     parser.add_argument("hand_file", nargs="?", metavar="HAND_FILE", help="file with the hand; - reads standard input")
     parser.add_argument("-r", "--round", type=_whole_number, metavar="N", help="the round (deal) the hand is for, from 1")
@@ -160,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(argv: Sequence[str] | None = None) -> int:
     """Parse the command line and answer it; the exit status."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words[:1] == ["review"]:
+        return run_review(words[1:])
     try:
         args = build_parser().parse_args(argv)
         modes = [bool(args.hand_file), args.batch is not None, args.list_rules, args.example]
@@ -181,6 +185,41 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         # The reader stopped early (``| head``): nothing to report.
+        _silence_stdout()
+        return 1
+    except OutputError as error:
+        _silence_stdout()
+        _say(str(error))
+        return 1
+
+
+def build_review_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"{PROG} review",
+                     description="Review a game record: each decision of one seat beside the analyser's advice, "
+                     "the ranked choices, whether they match, and an estimated cost of each mismatch in points "
+                     "(docs/records.md).",
+                     epilog="Exit status: 0 done, 2 a file that is no game record or does not replay.")
+    parser.add_argument("record", metavar="GAME.json", help="a game record (rummy-arena --records writes them)")
+    parser.add_argument("--seat", type=_whole_number, default=0, metavar="N",
+                        help="the seat to review, from 0 as in the record (default 0)")
+    parser.add_argument("--json", action="store_true", help="print the review as JSON")
+    return parser
+
+
+def run_review(argv: Sequence[str]) -> int:
+    """``analyze review GAME.json [--seat N] [--json]``: the exit status."""
+    from analyzer.records import RecordError, read_record
+    from analyzer.review import render_review, review_game
+
+    try:
+        args = build_review_parser().parse_args(argv)
+        reviewed = review_game(read_record(args.record), args.seat)
+        _write(json.dumps(reviewed.to_dict()) if args.json else render_review(reviewed))
+        return 0
+    except (UsageError, RecordError, *USER_ERRORS) as error:
+        _say(f"review: {_one_line(str(error))}")
+        return 2
+    except BrokenPipeError:
         _silence_stdout()
         return 1
     except OutputError as error:

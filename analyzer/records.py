@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzer.cards import Card, CardError
+from analyzer.files import open_regular_file
 from analyzer.hand import deck_copies
 from analyzer.moves import End, LayOff, Substitution, TableError, Turn, player
 from analyzer.result import PlacedMeld
@@ -349,27 +350,28 @@ def write_record(record: Mapping[str, Any], path: str | os.PathLike[str]) -> Non
 
 
 def read_record(path: str) -> dict[str, Any]:
-    """A record file's JSON (not yet replayed); ``RecordError`` when it cannot be read or is no JSON."""
+    """A record file's JSON (not yet replayed); ``RecordError`` when it cannot be read or is no
+    JSON object. Only a regular file, opened without waiting (``analyzer.files``)."""
+    what = f"game record {path!r}"
+    descriptor = open_regular_file(path, what, RecordError, "give a .json file")
     try:
-        with open(path, "rb") as file:
-            if not os.path.isfile(path):
-                raise RecordError(f"{path!r} is not a file: give a game record (.json)")
+        with os.fdopen(descriptor, "rb") as file:
             raw = file.read(MAX_RECORD_BYTES + 1)
     except OSError as error:
-        raise RecordError(f"cannot read {path!r}: {error.strerror or error}") from None
+        raise RecordError(f"{what} cannot be read: {error.strerror or error}") from None
     if len(raw) > MAX_RECORD_BYTES:
-        raise RecordError(f"{path!r} is larger than {MAX_RECORD_BYTES // 2**20} MiB: is it really a game record?")
+        raise RecordError(f"{what} is larger than {MAX_RECORD_BYTES // 2**20} MiB: is it really a game record?")
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except UnicodeDecodeError:
-        raise RecordError(f"{path!r} is not text (UTF-8): is it really a game record?") from None
+        raise RecordError(f"{what} is not text (UTF-8): is it really a game record?") from None
     except json.JSONDecodeError as error:
-        raise RecordError(f"{path!r} is not JSON ({error.msg} at line {error.lineno}, column {error.colno})") \
+        raise RecordError(f"{what} is not JSON ({error.msg} at line {error.lineno}, column {error.colno})") \
             from None
     except (RecursionError, ValueError):
-        raise RecordError(f"{path!r} is not a game record (nested too deeply, or a number far too large)") from None
+        raise RecordError(f"{what} is not a game record (nested too deeply, or a number far too large)") from None
     if not isinstance(data, dict):
-        raise RecordError(f"{path!r} is not a game record: it holds a JSON {type(data).__name__}, not an object")
+        raise RecordError(f"{what} is not a game record: it holds a JSON {type(data).__name__}, not an object")
     return data
 
 

@@ -201,5 +201,5 @@ def test_files_that_are_not_records(tmp_path: Any) -> None:
     bad.write_text("[1, 2]")
     with pytest.raises(RecordError, match="not an object"):
         read_record(str(bad))
-    with pytest.raises(RecordError, match="cannot read"):
+    with pytest.raises(RecordError, match="not found"):
         read_record(str(tmp_path / "missing.json"))
