@@ -193,8 +193,13 @@ def run(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+class _ReviewParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see {PROG} review --help)")
+
+
 def build_review_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=f"{PROG} review",
+    parser = _ReviewParser(prog=f"{PROG} review",
                      description="Review a game record: each decision of one seat beside the analyser's advice, "
                      "the ranked choices, whether they match, and an estimated cost of each mismatch in points "
                      "(docs/records.md).",
