@@ -57,3 +57,27 @@ def test_a_records_directory_that_cannot_be_made(tmp_path: Path, capsys: pytest.
     (tmp_path / "file").write_text("")
     assert run(["--rounds", "1", "--seeds", "0", "--records", str(tmp_path / "file" / "x")]) == 2
     assert capsys.readouterr().err.startswith("rummy-arena: cannot make the records directory")
+
+
+def test_records_of_bot_games_review_like_any_other() -> None:
+    from analyzer import card_of, review_game
+
+    result = play_seed(Match("progressive", 3, PolicyName.GREEDY, PolicyName.SIMULATED), 1, 2, record=True)
+    table = result.tables[1]
+    assert table.record is not None
+    events = table.record["rounds"][0]["events"]
+    reviewed = review_game(table.record, table.seat)
+    assert reviewed.name == "greedy" and reviewed.decisions
+    assert {"take or draw", "discard"} <= {d.kind for d in reviewed.decisions}
+    for decision in reviewed.decisions:  # each choice the review reads is the record's
+        event = events[decision.event]
+        if decision.kind == "take or draw":
+            took = event["event"] == "take" and event["seat"] == table.seat
+            assert decision.chosen.startswith("take") == took
+        elif decision.kind == "buy or pass":
+            bought = event["event"] == "buy" and event["seat"] == table.seat
+            assert decision.chosen.startswith("buy") == bought
+        elif decision.kind == "discard":
+            assert event["event"] == "discard" and event["seat"] == table.seat
+            assert decision.chosen == f"discard {card_of(event['card']).face}"
+    assert 0 <= reviewed.match_rate <= 1 and reviewed.total_cost >= 0
