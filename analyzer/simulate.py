@@ -627,8 +627,9 @@ class Event:
     cards: tuple[Card, ...] = ()
     turn: int = 0  # the table's turn number, from 1 (0: the deal)
     meld: tuple[int, int] | None = None  # lay-offs and substitutions: the meld's seat and index
-    # The melds the move made, what each wild card stands for in sight (``analyzer.records``
-    # writes them): the lay-down's melds, or the one meld a lay-off or substitution left.
+    # The melds the move left on the table, each wild card with what it stands for (a game record,
+    # ``analyzer.records``, writes them): the lay-down's melds, or the one meld a lay-off or
+    # substitution made.
     melds: tuple[PlacedMeld, ...] = ()
 
 
