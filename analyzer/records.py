@@ -195,15 +195,7 @@ class _Track:
             cards.hands[seat] += [written["card"], *written["penalty"]]
         elif kind is EventKind.RESHUFFLE:
             del written["seat"]
-            top = cards.discards.pop()
-            pile = sorted(cards.discards, key=_id_order)
-            order = _wanted(wanted, "stock")
-            if isinstance(order, list) and sorted(map(str, order), key=_safe_order) == pile:
-                stock = list(order)
-            else:
-                stock = _ids_in_order(reversed(table.stock), pile)  # top first
-            written["stock"] = stock
-            cards.stock, cards.discards = stock[::-1], [top]
+            self._reshuffle(table, written, wanted)
         elif kind is EventKind.LAY_DOWN:
             laid = []
             for m, meld in enumerate(event.melds):
@@ -213,30 +205,48 @@ class _Track:
             written["melds"] = laid
             cards.melds[seat] = [list(meld["cards"]) for meld in laid]
         elif kind in (EventKind.LAY_OFF, EventKind.SUBSTITUTE):
-            assert event.meld is not None
-            target, index = event.meld
-            card = event.cards[0]
-            ident = cards.take_from_hand(seat, card, _wanted(wanted, "card"))
-            made = event.melds[0]
-            before = cards.melds[target][index]
-            written["card"] = ident
-            written["meld"] = {"seat": target, "index": index}
-            if kind is EventKind.LAY_OFF:
-                held = tuple(card_of(i) for i in before)
-                low = made.kind is MeldKind.RUN and made.cards[1:] == held and made.cards[:-1] != held
-                if made.kind is MeldKind.RUN:
-                    written["end"] = End.LOW.value if low else End.HIGH.value
-                written["as"] = (made.stands_for[0] if low else made.stands_for[-1]).token
-                cards.melds[target][index] = [ident, *before] if low else [*before, ident]
-            else:
-                place = next(p for p, (i, c) in enumerate(zip(before, made.cards)) if card_of(i) != c)
-                written["joker"] = before[place]
-                cards.hands[seat].append(before[place])
-                cards.melds[target][index] = [*before[:place], ident, *before[place + 1:]]
+            self._on_table(event, written, wanted)
         elif kind is EventKind.DISCARD:
             written["card"] = cards.take_from_hand(seat, event.cards[0], _wanted(wanted, "card"))
             cards.discards.append(written["card"])
         return written
+
+    def _reshuffle(self, table: Table, written: dict[str, Any], wanted: Mapping[str, Any] | None) -> None:
+        """The discard pile less its top card becomes the stock, in the record's order if it has one."""
+        cards = self.cards
+        top = cards.discards.pop()
+        pile = sorted(cards.discards, key=_id_order)
+        order = _wanted(wanted, "stock")
+        if isinstance(order, list) and sorted(map(str, order), key=_safe_order) == pile:
+            stock = list(order)
+        else:
+            stock = _ids_in_order(reversed(table.stock), pile)  # top first
+        written["stock"] = stock
+        cards.stock, cards.discards = stock[::-1], [top]
+
+    def _on_table(self, event: Event, written: dict[str, Any], wanted: Mapping[str, Any] | None) -> None:
+        """A lay-off or a substitution: the card's id leaves the hand for a meld on the table."""
+        cards, kind, seat = self.cards, event.kind, event.seat
+        assert event.meld is not None
+        target, index = event.meld
+        card = event.cards[0]
+        ident = cards.take_from_hand(seat, card, _wanted(wanted, "card"))
+        made = event.melds[0]
+        before = cards.melds[target][index]
+        written["card"] = ident
+        written["meld"] = {"seat": target, "index": index}
+        if kind is EventKind.LAY_OFF:
+            held = tuple(card_of(i) for i in before)
+            low = made.kind is MeldKind.RUN and made.cards[1:] == held and made.cards[:-1] != held
+            if made.kind is MeldKind.RUN:
+                written["end"] = End.LOW.value if low else End.HIGH.value
+            written["as"] = (made.stands_for[0] if low else made.stands_for[-1]).token
+            cards.melds[target][index] = [ident, *before] if low else [*before, ident]
+        else:
+            place = next(p for p, (i, c) in enumerate(zip(before, made.cards)) if card_of(i) != c)
+            written["joker"] = before[place]
+            cards.hands[seat].append(before[place])
+            cards.melds[target][index] = [*before[:place], ident, *before[place + 1:]]
 
     def score(self, outcome: Outcome) -> dict[str, Any]:
         return {"event": SCORE, "points": list(outcome.penalty_points),
@@ -531,16 +541,7 @@ class _RoundReplayer:
         at = f"{self.where}.events[0]"
         if deal.get("event") != "deal":
             raise RecordError(f"{at}: the first event is the deal, not {_shown(deal.get('event'))}")
-        hands, face_up, stock = deal.get("hands"), deal.get("face_up"), deal.get("stock")
-        if not (isinstance(hands, list) and all(isinstance(h, list) for h in hands) and isinstance(stock, list)):
-            raise RecordError(f"{at}: the deal has \"hands\" (a list of card ids a seat), \"face_up\" and \"stock\"")
-        if len(hands) != players:
-            raise RecordError(f"{at}: {len(hands)} hands dealt to {players} players")
-        deal_size = rules.round(self.number).deal
-        for seat, hand in enumerate(hands):
-            if len(hand) != deal_size:
-                raise RecordError(f"{at}: {player(seat)} is dealt {len(hand)} cards; round {self.number} deals "
-                                  f"{deal_size}")
+        hands, face_up, stock = self._dealt(deal, at)
         dealt = [*(i for hand in hands for i in hand), face_up, *stock]
         cards = self._cards(dealt, at)
         expected = sorted((card_id(card, n) for card in set(deck_cards(deck))
@@ -574,6 +575,21 @@ class _RoundReplayer:
         self.track = _Track(_Cards([list(h) for h in hands], list(stock)[::-1], [str(face_up)],
                                    [[] for _ in range(players)]))
         return table
+
+    def _dealt(self, deal: Mapping[str, Any], at: str) -> tuple[list[list[Any]], Any, list[Any]]:
+        """The deal event's hands, face-up card and stock, checked for shape: a hand a seat, each
+        of the round's size."""
+        hands, face_up, stock = deal.get("hands"), deal.get("face_up"), deal.get("stock")
+        if not (isinstance(hands, list) and all(isinstance(h, list) for h in hands) and isinstance(stock, list)):
+            raise RecordError(f"{at}: the deal has \"hands\" (a list of card ids a seat), \"face_up\" and \"stock\"")
+        if len(hands) != self.players:
+            raise RecordError(f"{at}: {len(hands)} hands dealt to {self.players} players")
+        deal_size = self.rules.round(self.number).deal
+        for seat, hand in enumerate(hands):
+            if len(hand) != deal_size:
+                raise RecordError(f"{at}: {player(seat)} is dealt {len(hand)} cards; round {self.number} deals "
+                                  f"{deal_size}")
+        return hands, face_up, stock
 
     def _cards(self, ids: Sequence[Any], at: str) -> list[Card]:
         deck = self.rules.deck_for(self.players)
