@@ -36,7 +36,7 @@ _HOMES = {
     "analyzer.api": ("advise", "analyze"),
     "analyzer.arguments": ("OptionError",),
     "analyzer.command": ("end_on_interrupt",),
-    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyObjective", "BuyOption", "Verdict"),
+    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyObjective", "BuyOption", "Verdict", "why_still"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_ends", "run_span", "wild_cards"),
@@ -45,6 +45,7 @@ _HOMES = {
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.records": ("Decision", "DecisionKind", "RecordError", "Recorder", "Replayed", "RoundReplay",
                          "card_of", "game_record", "read_record", "replay", "write_record"),
+    "analyzer.render": ("DISCARD_COLUMNS", "lay_off_notes"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.review": ("Review", "Reviewed", "render_review", "review_game"),
     "analyzer.round_solver": ("RoundSolver",),
@@ -61,6 +62,7 @@ _HOMES = {
 _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
+    "DISCARD_COLUMNS",
     "HIGH_ACE",
     "JOKER",
     "LOW_ACE",
@@ -136,6 +138,7 @@ __all__ = [
     "hand_sizes",
     "interval",
     "kept_at_least",
+    "lay_off_notes",
     "load_rules",
     "near_best_plays",
     "parse_cards",
@@ -149,6 +152,7 @@ __all__ = [
     "run_ends",
     "run_span",
     "validate_lay_down",
+    "why_still",
     "wild_cards",
     "wild_cards_short",
     "witness_turn_end",
@@ -159,7 +163,7 @@ if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
     from analyzer.api import advise, analyze
     from analyzer.arguments import OptionError
-    from analyzer.buy import AdviceError, BuyAdvice, BuyObjective, BuyOption, Verdict
+    from analyzer.buy import AdviceError, BuyAdvice, BuyObjective, BuyOption, Verdict, why_still
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
     from analyzer.hand import HandError, read_hand
@@ -180,6 +184,7 @@ if TYPE_CHECKING:
         replay,
         write_record,
     )
+    from analyzer.render import DISCARD_COLUMNS, lay_off_notes
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.review import Review, Reviewed, render_review, review_game
     from analyzer.round_solver import RoundSolver

@@ -126,6 +126,10 @@ class BuyAdvice:
     stopped: str = ""  # in words, when not finished
     objective: BuyObjective = BuyObjective.AGAINST_TABLE  # what ``difference`` and ``margin`` compare
 
+    def why_still(self) -> str:
+        """The verdict explained where its reason's last figure points the other way (``why_still``)."""
+        return why_still(self.verdict, self.objective, self.passing, self.buying, self.difference)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "offered": self.offered.token,
@@ -560,6 +564,46 @@ def _what_it_does(before: LayDown, after: LayDown, offered: Card, extends: Place
     return f"The {offered.face} fits none of your melds; {adds}, and {chance}."
 
 
+def why_still(verdict: Verdict, objective: BuyObjective, passing: BuyOption, buying: BuyOption,
+              difference: float) -> str:
+    """Why the verdict stands when the chance the reason ends on (of going out first, else of
+    laying down) moves the other way: a buy that makes going out first rarer, a pass that makes
+    it likelier. The verdict counts points when the round ends, not that chance; this says so and
+    what buying does to those points. Empty when the chance agrees with the verdict.
+
+    >>> passing = BuyOption(10, 0.53, 25.7, 0.07, 13.0)
+    >>> buying = BuyOption(12, 0.94, 14.2, 0.02, 12.6)
+    >>> print(why_still(Verdict.BUY, BuyObjective.AGAINST_TABLE, passing, buying, -11.1))
+    Still a buy: going out first is not what the verdict counts. It counts the points you hold when the round ends less the other players' mean (lower is better): buying, you lay down in 94% of rounds instead of 53% and hold 14.2 points on average instead of 25.7, 11.1 points better off against the table.
+    """
+    if verdict not in (Verdict.BUY, Verdict.PASS) or math.isnan(difference):
+        return ""
+    buys = verdict is Verdict.BUY
+    going_out = (round(passing.go_out_probability * 100), round(buying.go_out_probability * 100))
+    laying = (round(passing.lay_down_probability * 100), round(buying.lay_down_probability * 100))
+    # The chance ``_reason`` quotes: going out first when either is above 0, else laying down.
+    quoted, (before, after) = (("going out first", going_out) if passing.go_out_probability or buying.go_out_probability
+                               else ("laying down", laying))
+    if not (after < before if buys else after > before):
+        return ""
+    table = objective is BuyObjective.AGAINST_TABLE
+    counts = ("the points you hold when the round ends less the other players' mean (lower is better)" if table
+              else "the points you hold when the round ends (lower is better)")
+    done = []
+    if quoted != "laying down" and (laying[1] > laying[0] if buys else laying[1] < laying[0]):
+        done.append(f"lay down in {laying[1]}% of rounds instead of {laying[0]}%")
+    done.append(f"hold {buying.expected_points:.1f} points on average instead of {passing.expected_points:.1f}")
+    others = ""
+    if table and (buying.expected_points >= passing.expected_points if buys
+                  else buying.expected_points <= passing.expected_points):
+        others = (f", and the others hold {buying.opponent_points:.1f} instead of "
+                  f"{passing.opponent_points:.1f}")
+    side = "better" if buys else "worse"
+    return (f"Still a {verdict.value}: {quoted} is not what the verdict counts. It counts {counts}: buying, "
+            f"you {' and '.join(done)}{others}, {abs(difference):.1f} points {side} off"
+            f"{' against the table' if table else ''}.")
+
+
 def _meld_with(melds: Sequence[PlacedMeld], card: Card) -> PlacedMeld | None:
     return next((meld for meld in melds if card in meld.cards), None)
 
@@ -581,4 +625,5 @@ __all__ = [
     "buy_verdict",
     "check_buy_allowed",
     "check_simulation",
+    "why_still",
 ]

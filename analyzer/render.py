@@ -18,6 +18,14 @@ from analyzer.words import plural as _plural
 
 FACE = "face value"
 
+# What the discard table's columns mean, in a line each: the command prints them under the table
+# and the web page beside it (the one home of these words).
+DISCARD_COLUMNS = {
+    "points kept": ("when you lay down this turn, what you hold once the turn ends; else what the best lay-down "
+                    "leaves when 0 away, or all the cards you keep"),
+    "unseen outs": "unseen copies of the cards that would then help",
+}
+
 
 # ---- an analysis ------------------------------------------------------------------------------
 
@@ -83,9 +91,15 @@ def _play_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
     kept.remove(result.discard)
     lines.append(f"and discard {result.discard.face}: you keep {faces(kept)} "
                  f"({_plural(result.points_after_discard or 0, 'point')}).")
-    for card, meld in cards_off(kept, result.melds, rules):
-        lines.append(f"(On a later turn you can lay off the {card.face} on your {meld.kind.value} {meld.describe()}.)")
+    lines += [f"({note})" for note in lay_off_notes(kept, result.melds, rules)]
     return lines
+
+
+def lay_off_notes(kept: Sequence[Card], melds: Sequence[PlacedMeld], rules: Rules) -> list[str]:
+    """A sentence for each kept card that could go onto one of the player's own ``melds`` on a
+    later turn: ``On a later turn you can lay off the 6♣ on your run 7♣ 8♣ 9♣ 10♣.``"""
+    return [f"On a later turn you can lay off the {card.face} on your {meld.kind.value} {meld.describe()}."
+            for card, meld in cards_off(kept, melds, rules)]
 
 
 def _away_lines(result: LayDown, rules: Rules, after_draw: bool) -> list[str]:
@@ -172,9 +186,7 @@ def _discard_lines(rows: Sequence[DiscardRow]) -> str:
             text += "  ← discard " + ("this" if len(best) == 1 else "any of these")
             text += ": you go out" if row.goes_out else ": you lay down" if row.lays_down else ""
         lines.append(text)
-    lines.append("(points kept: when you lay down this turn, what you hold once the turn ends; else what the "
-                 "best lay-down leaves when 0 away, or all the cards you keep; unseen outs: unseen copies of "
-                 "the cards that would then help)")
+    lines.append("(" + "; ".join(f"{column}: {words}" for column, words in DISCARD_COLUMNS.items()) + ")")
     return "\n".join(lines)
 
 
@@ -231,7 +243,7 @@ def _buy_lines(buy: BuyAdvice) -> str:
         *table,
         *([] if buy.verdict is Verdict.UNDECIDED else [f"  {compared}"]),
         f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
-        f"Why: {buy.reason}",
+        f"Why: {' '.join(filter(None, (buy.reason, buy.why_still())))}",
     ])
 
 

@@ -40,7 +40,7 @@ from typing import Any
 
 from analyzer import HIGH_ACE, LOW_ACE, Card, MeldKind, PlacedMeld, Rules, Suit, card_at, card_places, preset
 from puzzles.check import check_answer, check_lay_down
-from puzzles.model import BUY, PASS, Kind, LayDownAnswer, Puzzle
+from puzzles.model import BUY, PASS, DiscardAnalysis, Kind, LayDownAnswer, Puzzle
 
 Written = tuple[Card, Card | None]  # a card as written, and what it stands for when said (JK=3H)
 
@@ -333,3 +333,87 @@ def _card_at(place: int, like: Card) -> Card | None:
 
 def _written(card: Card, meaning: Card | None) -> str:
     return card.token if meaning is None else f"{card.token}={meaning.token}"
+
+
+# ---- learning from a wrong answer ------------------------------------------------------------------
+
+
+def stored_discard_row(puzzle: Puzzle, card: Card) -> Mapping[str, Any] | None:
+    """The discard table's row for throwing ``card``, when the puzzle stored it (its top rows);
+    None otherwise (the analyser works the row out: ``analyzer.advise`` with ``discards``)."""
+    rows = puzzle.analysis.rows if isinstance(puzzle.analysis, DiscardAnalysis) else ()
+    return next((row for row in rows if row["card"] == card.token), None)
+
+
+def best_discard_row(puzzle: Puzzle) -> Mapping[str, Any] | None:
+    """The discard table's row of the puzzle's (first) accepted answer."""
+    return stored_discard_row(puzzle, Card.parse(puzzle.answers[0])) if puzzle.answers else None
+
+
+def discard_difference(chosen: Mapping[str, Any], best: Mapping[str, Any], rules: Rules) -> str:
+    """One sentence on what the best discard does that the player's does not, from their rows of
+    the discard table (``analyzer.DiscardRow.to_dict``): going out, laying down, cards away,
+    unseen outs, points kept, in the order the table ranks by."""
+    mine, top = Card.parse(chosen["card"]).face, Card.parse(best["card"]).face
+    if best["goes_out"] and not chosen["goes_out"]:
+        return f"Throwing the {top} you go out this turn; throwing the {mine} you {_stands(chosen)}."
+    if best["lays_down"] and not chosen["lays_down"]:
+        return f"Throwing the {top} you lay down your contract this turn; throwing the {mine} you {_stands(chosen)}."
+    if best["lays_down"] and chosen["lays_down"]:
+        return (f"Both lay down this turn, but throwing the {mine} you keep {chosen['points_kept']} points "
+                f"against {best['points_kept']} for the {top}.")
+    if chosen["cards_away"] != best["cards_away"]:
+        return (f"Throwing the {mine} you {_stands(chosen)}; throwing the {top} you {_stands(best)}: "
+                "the fewer cards you still need, the sooner you lay down.")
+    if chosen["unseen_outs"] != best["unseen_outs"]:
+        return (f"Both leave you {_plural_cards(best['cards_away'])} away, but after the {top} "
+                f"{best['unseen_outs']} unseen cards would help, after the {mine} only {chosen['unseen_outs']}: "
+                "more cards that help, more chances to draw one.")
+    if chosen["points_kept"] != best["points_kept"]:
+        return (f"Both leave you {_plural_cards(best['cards_away'])} away with {best['unseen_outs']} unseen cards "
+                f"that help, but throwing the {mine} you keep {chosen['points_kept']} points against "
+                f"{best['points_kept']}: fewer points to count if someone else goes out.")
+    if rules.is_wild(Card.parse(chosen["card"])):
+        return (f"The {mine} and the {top} leave the hand equally placed, but the {mine} is wild: keep it, "
+                "it fits more melds later.")
+    return f"The {top} ranks above the {mine} in the discard table."
+
+
+def _stands(row: Mapping[str, Any]) -> str:
+    """Where the hand stands after a discard, as the rest of a sentence: ``are 2 cards away``."""
+    if row["goes_out"]:
+        return "go out"
+    if row["lays_down"]:
+        return f"lay down and keep {row['points_kept']} points"
+    if row["cards_away"] is None:
+        return "can never lay this contract down"
+    if row["cards_away"] == 0:
+        return "could lay down after your next draw"
+    return f"are {_plural_cards(row['cards_away'])} away"
+
+
+def _plural_cards(count: int | None) -> str:
+    return "never" if count is None else f"{count} card{'s' if count != 1 else ''}"
+
+
+def play_difference(puzzle: Puzzle, scored: Scored) -> str:
+    """One sentence on the player's lay-down answer beside the best: legal or not, and the points
+    each keeps when the turn ends."""
+    best = puzzle.best_points
+    cannot = puzzle.solution is not None and puzzle.solution.cannot
+    if isinstance(scored.answer, WrittenPlay) and scored.answer.cannot:
+        if cannot:
+            return "Right: no lay-down of this contract exists with this hand."
+        return f"It can be done: a best play lays the contract down and keeps {_points(best)}."
+    if cannot:
+        return "No lay-down of this contract exists with this hand, so no play of it can be legal."
+    if scored.problems or scored.points is None:
+        return f"Your play is not legal as it stands (the problem is said above); a best play keeps {_points(best)}."
+    if best is None or scored.points <= best:
+        return f"Your play is legal and keeps {_points(scored.points)}, as few as a best play."
+    return (f"Your play is legal but keeps {_points(scored.points)}; a best play keeps {_points(best)}, "
+            f"{scored.points - best} fewer.")
+
+
+def _points(points: int | None) -> str:
+    return "?" if points is None else f"{points} point{'s' if points != 1 else ''}"

@@ -88,6 +88,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         cookie,
         db,
         errors,
+        feedback,
         home,
         puzzle_parts,
         questions,
@@ -103,6 +104,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     questions.init_app(app)
     analysis.init_app(app)
     puzzle_parts.init_app(app)
+    feedback.init_app(app)
     reports.init_app(app)
     app.register_blueprint(home.blueprint)
     app.register_blueprint(analysis.blueprint)

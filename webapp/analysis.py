@@ -15,13 +15,24 @@ from typing import Any
 from flask import Blueprint, Flask, current_app, render_template, request
 from markupsafe import Markup, escape
 
-from analyzer import PRESETS, Card, Question, QuestionError, Rank, Suit, witness_turn_end
+from analyzer import (
+    DISCARD_COLUMNS,
+    PRESETS,
+    Card,
+    Question,
+    QuestionError,
+    Rank,
+    Suit,
+    lay_off_notes,
+    witness_turn_end,
+)
+from puzzles.model import meld_from_dict
 from webapp.pool import answer
 from webapp.questions import RULE_SET_NAMES, read_query
 
 blueprint = Blueprint("analysis", __name__)
 
-FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "turn", "buys_used", "discards")
 MESSAGE_FIELDS = FORM_FIELDS[:-1]  # the fields with a message beside them (a tick box cannot be wrong)
 EXAMPLE = {"hand": "7C 7D 4H 5H 6H 9S 10S JS KD joker 2C QD", "rules": "progressive", "round": "6"}
 SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
@@ -79,8 +90,14 @@ def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
                                          melded, rules)
         witness_end = {"discard": None if discard is None else discard.token, "kept": [c.token for c in held],
                        "points": sum(map(rules.points_of, held))}
+    lay_offs = []
+    if answered["can_lay_down"] and answered.get("moment") == "after-draw" and answered.get("discard") \
+            and not answered["goes_out"]:
+        lay_offs = lay_off_notes([Card.parse(token) for token in kept.elements()],
+                                 [meld_from_dict(meld) for meld in answered["melds"]], rules)
     return {
         "witness_end": witness_end,
+        "lay_offs": lay_offs,
         "contract": rule.describe_contract(),
         "deal": rule.deal,
         "rounds": len(rules.rounds),
@@ -144,4 +161,5 @@ def init_app(app: Flask) -> None:
     app.add_template_global(card_html)
     app.add_template_global(picker_rows)
     app.add_template_global(picker_html)
+    app.jinja_env.globals["discard_columns"] = DISCARD_COLUMNS  # the command's words for the columns
     app.add_template_global(lambda name: len(PRESETS[name].rounds), "rounds_of")

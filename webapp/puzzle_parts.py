@@ -16,13 +16,14 @@ those parts around it).
 from __future__ import annotations
 
 import functools
+from collections import Counter
 from typing import Any
 from urllib.parse import urlencode
 
 from flask import render_template, request, url_for
 from markupsafe import Markup
 
-from analyzer import preset
+from analyzer import lay_off_notes, preset
 from puzzles.model import Kind, Puzzle
 from webapp.answers import contract_rows
 from webapp.bank import bank
@@ -64,20 +65,38 @@ def _position_view(puzzle: Puzzle) -> dict[str, Any]:
         "top_discard": puzzle.discard_pile[-1].token if puzzle.discard_pile else None,
         "table": table,
         "analysis_url": analysis_url(puzzle),
+        "lay_offs": _solution_lay_offs(puzzle),
     }
+
+
+def _solution_lay_offs(puzzle: Puzzle) -> list[str]:
+    """The lay-off notes of a lay-down puzzle's best play, as the command prints them."""
+    solution = puzzle.solution
+    if puzzle.kind is not Kind.LAY_DOWN or solution is None or solution.cannot:
+        return []
+    kept = Counter(puzzle.hand) - Counter(card for meld in solution.melds for card in meld.cards)
+    if solution.discard is not None:
+        kept[solution.discard] -= 1
+    return lay_off_notes(list(kept.elements()), solution.melds, preset(puzzle.rules))
 
 
 def analysis_url(puzzle: Puzzle) -> str:
     """The analysis page with this puzzle's position: the solver's full answer, to explore."""
+    return url_for("analysis.page") + "?" + urlencode(analysis_fields(puzzle))
+
+
+def analysis_fields(puzzle: Puzzle) -> dict[str, str]:
+    """The analysis page's fields that ask the puzzle's question (``webapp.questions.read_query``)."""
     fields = {"hand": " ".join(card.token for card in puzzle.hand), "rules": puzzle.rules,
               "round": str(puzzle.round), "players": str(puzzle.players), "moment": puzzle.moment.value}
     if puzzle.seen:
         fields["seen"] = " ".join(card.token for card in puzzle.seen)
     if puzzle.kind is Kind.BUY and puzzle.offered is not None:
-        fields["buy"] = puzzle.offered.token
+        # The same question as the puzzle's: the verdict depends on how far into the round it is.
+        fields.update(buy=puzzle.offered.token, turn=str(puzzle.turn), buys_used=str(puzzle.buys_used))
     if puzzle.kind is Kind.DISCARD:
         fields["discards"] = "on"
-    return url_for("analysis.page") + "?" + urlencode(fields)
+    return fields
 
 
 def puzzle_part(template: str, puzzle: Puzzle) -> Markup:

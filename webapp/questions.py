@@ -43,7 +43,7 @@ def read_json(job: Any) -> Question:
 
 def read_query(args: Mapping[str, str]) -> Question:
     """The analysis page's fields, all text (a query string): missing ones take their defaults.
-    The page always shows the outs."""
+    The page always shows the outs. ``turn`` and ``buys_used`` go with ``buy``, as in a batch line."""
     errors: dict[str, str] = {}
     job: dict[str, Any] = {
         "hand": args.get("hand", ""),
@@ -54,7 +54,7 @@ def read_query(args: Mapping[str, str]) -> Question:
         "discards": args.get("discards", "") not in OFF,
         "outs": True,
     }
-    for name, required in (("round", True), ("players", False)):
+    for name, required in (("round", True), ("players", False), ("turn", False), ("buys_used", False)):
         text = args.get(name, "").strip()
         if not text:
             if required:

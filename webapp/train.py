@@ -39,6 +39,7 @@ from webapp.bank import Bank, bank, today
 from webapp.chart import rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle, theme_line, unseen_counts
 from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
+from webapp.feedback import feedback
 from webapp.players import (
     current_player,
     display_name,
@@ -291,7 +292,7 @@ def answer(puzzle_id: str) -> tuple[str, int]:
         "player": player, "puzzle": puzzle, "view": position_view(puzzle), "scored": scored,
         "attempt": attempt, "repeat": recorded.repeat, "daily": daily_day is not None, "day": day,
         "daily_streak": daily_streak(player, day), "solved_today": solved_today,
-        "next_query": _next_query(request.form),
+        "next_query": _next_query(request.form), "feedback": feedback(puzzle, scored),
     }
     return render_template("train/result.html", **context), 200
 
