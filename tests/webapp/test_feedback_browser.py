@@ -144,3 +144,18 @@ def test_a_bad_turn_is_marked_beside_its_field(page: Page, base: str) -> None:
     expect(page.locator("#turn")).to_have_attribute("aria-invalid", "true")
     shot(page, "feedback-bad-turn")
 
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_buy_whose_going_out_chance_falls_says_why_it_is_still_a_buy(page: Page, base: str, size: str) -> None:
+    from tests.webapp.test_feedback import still_buys
+
+    page.set_viewport_size(PHONE if size == "phone" else DESKTOP)
+    puzzle = still_buys()[0]
+    page.goto(f"{base}/puzzles/{puzzle.id}")
+    page.locator("button[name=choice][value=pass]").click()
+    expect(page.get_by_role("heading", name="Not quite")).to_be_visible()
+    expect(page.locator(".reason.still")).to_contain_text("Still a buy: going out first is not what the verdict counts.")
+    expect(page.locator(".margin")).to_contain_text("better off against the table")
+    fits(page)
+    shot(page, f"feedback-still-a-buy-{size}")
