@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from analyzer import preset
+from puzzles.balance import bank_balance, calendar_balance
 from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, plan, read_puzzles
 from puzzles.daily import DailyError, daily
 from puzzles.model import KINDS, Kind, Puzzle
@@ -29,6 +30,7 @@ PROG = "puzzles"
 BAD_INPUT = 2
 FAILED = 1
 ENGINES = ("process", "ray")  # --workers processes on this machine, or Ray tasks on a Ray cluster
+DAILY_SPAN = (date(2026, 12, 1), date(2029, 11, 30))  # the three years the daily must not repeat in
 RAY_IN_FLIGHT = 2  # Ray tasks submitted ahead per CPU of the cluster (results are taken in order)
 
 
@@ -439,6 +441,11 @@ def _stats(args: argparse.Namespace) -> int:
     print("by difficulty:")
     for low, count in sorted(Counter(p.rating // 200 * 200 for p in puzzles).items()):
         print(f"  {low}-{low + 199}: {count}")
+    print("balance by shard:")
+    for shard in bank_balance(puzzles):
+        print(f"  {shard.line()}")
+    if puzzles:
+        print(calendar_balance(puzzles, DAILY_SPAN[0], DAILY_SPAN[1]).line())
     return 0
 
 

@@ -15,6 +15,13 @@ rank, and a go-out round is an ordinary round. It builds the contract greedily, 
 Two orders make two hasty players: ``runs-first`` and ``sets-first`` (longest melds first within
 each). A puzzle's difficulty counts how many of them fail.
 
+The **greedy player** (``greedy_play``) builds the same way but follows the rules: a run only
+where the ace may stand and the same-suit rule allows it beside the runs already built, no more
+wild cards in a meld than allowed, a wild 2 never counted twice, no two sets of a rank where that
+is forbidden; of its two orders it plays the legal play keeping fewer points (the validator
+decides legal), else it says it cannot. ``puzzles stats`` prints the share of each lay-down
+shard it solves: the puzzles a plain, careful player gets right without seeing the trap.
+
     >>> from analyzer import parse_cards, preset
     >>> hand = parse_cards("6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")  # the best play keeps 6♣ 2♦ (8 points)
     >>> play = hasty_play(hand, preset("progressive"), 3, "runs-first")
@@ -72,6 +79,35 @@ def hasty_play(hand: Sequence[Card], rules: Rules, round_number: int, strategy: 
     finds no lay-down. The play may break the real rules: that is the point."""
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown hasty strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
+    return _build(hand, rules, round_number, strategy, aware=False)
+
+
+def greedy_play(hand: Sequence[Card], rules: Rules, round_number: int) -> LayDownAnswer:
+    """The rule-aware greedy player's play of ``hand`` after the draw (see the module): always
+    legal, or ``cannot``.
+
+        >>> from analyzer import parse_cards, preset
+        >>> hand = parse_cards("AD 2D 3D 4D 5C 5D 5S KH 9C")
+        >>> greedy_play(hand, preset("kolsov"), 2).cannot  # the ace is high only: no run of 4
+        True
+        >>> play = greedy_play(hand, preset("progressive"), 2)
+        >>> [meld.describe() for meld in play.melds], play.discard.token
+        (['A♦ 2♦ 3♦ 4♦', '5♣ 5♦ 5♠'], 'KH')
+    """
+    from puzzles.check import play_problems  # the validator's reading of a turn (imports this module's kin)
+
+    best: tuple[int, LayDownAnswer] | None = None
+    for strategy in STRATEGIES:
+        play = _build(hand, rules, round_number, strategy, aware=True)
+        if play.cannot:
+            continue
+        _, points = play_problems(hand, rules, round_number, play)
+        if points is not None and (best is None or points < best[0]):
+            best = (points, play)
+    return LayDownAnswer(cannot=True) if best is None else best[1]
+
+
+def _build(hand: Sequence[Card], rules: Rules, round_number: int, strategy: str, *, aware: bool) -> LayDownAnswer:
     contract = rules.round(round_number).contract
     first = MeldKind.RUN if strategy == "runs-first" else MeldKind.SET
     order = sorted(
@@ -86,7 +122,9 @@ def hasty_play(hand: Sequence[Card], rules: Rules, round_number: int, strategy: 
     melds: list[PlacedMeld] = []
     for spec in order:
         meld = (
-            _run(pool, spec, rules, longer) if spec.kind == MeldKind.RUN else _set(pool, spec, rules, longer)
+            _run(pool, spec, rules, longer, melds if aware else None)
+            if spec.kind == MeldKind.RUN
+            else _set(pool, spec, rules, longer, melds if aware else None)
         )
         if meld is None:
             return LayDownAnswer(cannot=True)
@@ -111,24 +149,63 @@ def _points(cards: Sequence[Card], rules: Rules) -> int:
 _POSITION_CARDS = {suit: {p: card_at(p, suit) for p in range(LOW_ACE, HIGH_ACE + 1)} for suit in Suit}
 
 
-def _places_held(pool: Counter[Card]) -> dict[Suit, list[int]]:
+def _places_held(pool: Counter[Card], rules: Rules | None = None) -> dict[Suit, list[int]]:
     """Each suit's run places (1 to 14, the ace at both ends) the pool holds a card of, rising,
-    wild 2s included: read off the pool's cards (a dozen) rather than its 56 places."""
+    wild 2s included: read off the pool's cards (a dozen) rather than its 56 places. With
+    ``rules`` (the greedy player), only the ace's places the rules allow."""
     held: dict[Suit, set[int]] = {suit: set() for suit in Suit}
     for card, count in pool.items():
         if count > 0 and card.suit is not None and card.rank is not None:
             held[card.suit].update(card_places(card))
+    if rules is not None:
+        for places in held.values():
+            if not rules.ace_low:
+                places.discard(LOW_ACE)
+            if not rules.ace_high:
+                places.discard(HIGH_ACE)
     return {suit: sorted(places) for suit, places in held.items()}
 
 
-def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:
+def _wilds_allowed(rules: Rules, naturals: int) -> int:
+    """The most wild cards a meld with ``naturals`` natural cards may take (the greedy player)."""
+    most = 99 if rules.max_wilds_per_meld is None else rules.max_wilds_per_meld
+    return most if rules.wilds_may_outnumber_naturals else min(most, naturals)
+
+
+def _suit_allows(suit: Suit, low: int, high: int, built: Sequence[PlacedMeld], rules: Rules) -> bool:
+    """Whether a run of ``suit`` over places ``low``-``high`` may stand beside the runs already
+    ``built`` under the same-suit rule (the greedy player)."""
+    for meld in built:
+        if meld.kind != MeldKind.RUN or meld.stands_for[0].suit != suit:
+            continue
+        low2, high2 = run_span(meld)
+        gap = max(low2 - high, low - high2) - 1  # ranks missing between them (< 0: overlap)
+        policy = rules.same_suit_runs
+        needed = policy.missing_ranks_between
+        if (
+            policy == SameSuitRuns.DISTINCT_SUITS
+            or (policy == SameSuitRuns.NO_TOUCH and gap == 0)
+            or (needed is not None and gap < needed)
+        ):
+            return False
+    return True
+
+
+def _run(
+    pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool, built: Sequence[PlacedMeld] | None = None
+) -> PlacedMeld | None:
     """The hasty run: natural stretches first, else the window with the most naturals and wild
-    cards in the gaps (jokers last)."""
-    by_suit = _places_held(pool)
-    natural = _natural_run(by_suit, spec, rules, longer)
+    cards in the gaps (jokers last). With ``built`` (the greedy player: the melds built so far),
+    only runs the rules allow, a wild card never in a gap and at a place at once."""
+    aware = built is not None
+    by_suit = _places_held(pool, rules if aware else None)
+    natural = _natural_run(by_suit, spec, rules, longer, built)
     if natural is not None:
         return PlacedMeld(MeldKind.RUN, tuple(natural), tuple(natural))
     wilds = _wilds(pool, rules)
+    if aware:
+        # A wild card fills gaps only: the places held are the natural cards'.
+        by_suit = _places_held(Counter({c: n for c, n in pool.items() if not rules.is_wild(c)}), rules)
     if not wilds and spec.size < HIGH_ACE:
         # Without wild cards a window below needs every place held: a natural stretch at least
         # that long, which ``_natural_run`` takes (it splits a stretch only between the two
@@ -143,6 +220,13 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
             held_at[place], points[place] = 1, rules.points_of(_POSITION_CARDS[suit][place])
         for low in range(LOW_ACE, HIGH_ACE - spec.size + 2):
             held = sum(held_at[low : low + spec.size])
+            if aware and (
+                spec.size - held > _wilds_allowed(rules, held)
+                or (not rules.ace_low and low == LOW_ACE)
+                or (not rules.ace_high and low + spec.size - 1 == HIGH_ACE)
+                or not _suit_allows(suit, low, low + spec.size - 1, built or (), rules)
+            ):
+                continue
             if held and spec.size - held <= len(wilds):
                 key = (held, sum(points[low : low + spec.size]))
                 if window_best is None or key > window_best[0]:
@@ -159,10 +243,14 @@ def _run(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
     return PlacedMeld(MeldKind.RUN, tuple(cards), tuple(meanings))
 
 
-def _natural_run(by_suit: dict[Suit, list[int]], spec: MeldSpec, rules: Rules, longer: bool) -> list[Card] | None:
+def _natural_run(
+    by_suit: dict[Suit, list[int]], spec: MeldSpec, rules: Rules, longer: bool,
+    built: Sequence[PlacedMeld] | None = None,
+) -> list[Card] | None:
     """The longest, then costliest, run of natural cards the places held give (the whole stretch
     up to the longest run allowed when ``longer``, else its costliest window of the contract's
-    size); None when no stretch is long enough."""
+    size); None when no stretch is long enough. With ``built`` (the greedy player), only windows
+    the same-suit rule allows beside the runs built."""
     best: tuple[tuple[int, int], list[Card]] | None = None
     for suit, present in by_suit.items():
         stretch: list[int] = []
@@ -175,10 +263,24 @@ def _natural_run(by_suit: dict[Suit, list[int]], spec: MeldSpec, rules: Rules, l
                 stretch.append(position)
                 continue
             if len(stretch) >= spec.size:
-                cards = [_POSITION_CARDS[suit][p] for p in stretch][: rules.max_run_length]
-                if not longer:
-                    windows = [cards[i : i + spec.size] for i in range(len(cards) - spec.size + 1)]
-                    cards = max(windows, key=lambda window: _points(window, rules))
+                places = stretch[: rules.max_run_length]
+                if built is None:
+                    cards = [_POSITION_CARDS[suit][p] for p in places]
+                    if not longer:
+                        windows = [cards[i : i + spec.size] for i in range(len(cards) - spec.size + 1)]
+                        cards = max(windows, key=lambda window: _points(window, rules))
+                else:
+                    sizes = range(len(places), spec.size - 1, -1) if longer else (spec.size,)
+                    allowed = [
+                        [_POSITION_CARDS[suit][p] for p in places[i : i + size]]
+                        for size in sizes
+                        for i in range(len(places) - size + 1)
+                        if _suit_allows(suit, places[i], places[i + size - 1], built, rules)
+                    ]
+                    if not allowed:
+                        stretch = [position]
+                        continue
+                    cards = max(allowed, key=lambda window: (len(window), _points(window, rules)))
                 key = (len(cards), _points(cards, rules))
                 if best is None or key > best[0]:
                     best = (key, cards)
@@ -186,11 +288,20 @@ def _natural_run(by_suit: dict[Suit, list[int]], spec: MeldSpec, rules: Rules, l
     return None if best is None else best[1]
 
 
-def _set(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> PlacedMeld | None:
-    """The hasty set: the rank with the most natural copies, filled up with wild cards."""
+def _set(
+    pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool, built: Sequence[PlacedMeld] | None = None
+) -> PlacedMeld | None:
+    """The hasty set: the rank with the most natural copies, filled up with wild cards. With
+    ``built`` (the greedy player), no rank a set already has where ranks must differ, and no more
+    wild cards than a meld may take."""
+    taken = (
+        {meld.stands_for[0].rank for meld in built if meld.kind != MeldKind.RUN}
+        if built is not None and rules.distinct_set_ranks
+        else set()
+    )
     by_rank: dict[Rank, list[Card]] = {}
     for card in sorted(pool.elements(), key=Card.sort_key):
-        if not rules.is_wild(card):
+        if not rules.is_wild(card) and card.rank not in taken:
             assert card.rank is not None
             by_rank.setdefault(card.rank, []).append(card)
     if not by_rank:
@@ -201,6 +312,8 @@ def _set(pool: Counter[Card], spec: MeldSpec, rules: Rules, longer: bool) -> Pla
         return PlacedMeld(spec.kind, tuple(chosen), tuple(chosen))
     wilds = _wilds(pool, rules)
     if len(cards) + len(wilds) < spec.size:
+        return None
+    if built is not None and spec.size - len(cards) > _wilds_allowed(rules, len(cards)):
         return None
     fill = wilds[: spec.size - len(cards)]
     meaning = Card(rank, Suit.SPADES)

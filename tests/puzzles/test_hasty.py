@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from analyzer import Card, PlacedMeld, Rank, Suit, parse_cards, preset
 from analyzer.rules import MeldKind, MeldSpec
 from puzzles.check import play_problems
-from puzzles.hasty import NO_READING, _run, mistake
+from puzzles.hasty import NO_READING, _run, greedy_play, hasty_play, mistake
 from puzzles.model import LayDownAnswer
 from tests.strategies import hands
 
@@ -66,3 +66,20 @@ def test_a_two_standing_for_another_suit_s_two_is_a_wild_card_in_the_hasty_readi
                           Card.parse("KD"))
     hand = parse_cards("7S 7D 7C 2H 3H JK 5H 9D KD")
     assert play_problems(hand, rules, 2, legal)[0] == [] and mistake(hand, rules, 2, legal) == NO_READING
+
+
+@given(hands(PROGRESSIVE, 7, 14), st.sampled_from(["progressive", "kolsov", "shanghai", "may-i", "eveleigh"]),
+       st.integers(1, 3))
+def test_the_greedy_player_plays_only_legal_plays(hand: list[Card], name: str, round_number: int) -> None:
+    rules = preset(name)
+    play = greedy_play(hand, rules, round_number)
+    assert play.cannot or play_problems(hand, rules, round_number, play)[1] is not None
+
+
+def test_the_greedy_player_follows_the_rules_the_hasty_ones_read_loosely() -> None:
+    # Kolsov: the ace is high only, so A 2 3 4 is no run for the greedy player; the hasty one
+    # lays it, illegally.
+    hand, kolsov = parse_cards("AD 2D 3D 4D 5C 5D 5S KH 9C"), preset("kolsov")
+    assert play_problems(hand, kolsov, 2, hasty_play(hand, kolsov, 2, "sets-first"))[1] is None
+    assert greedy_play(hand, kolsov, 2).cannot
+    assert not greedy_play(hand, PROGRESSIVE, 2).cannot
