@@ -70,7 +70,7 @@ from puzzles.model import (
     Puzzle,
     meld_from_dict,
 )
-from puzzles.themes import tag
+from puzzles.themes import UNRATED, tag
 
 # The version of the generator a puzzle records: puzzles-2 rates lay-downs with the plays near the
 # best too; puzzles-3 plays on a faster solver that settles ties between equally good
@@ -819,7 +819,7 @@ def difficulty(puzzle: Puzzle, *, near_best: bool = True) -> int:
     puzzle's difficulty band reads (``puzzles.daily``)."""
     rules = preset(puzzle.rules)
     wilds = sum(rules.is_wild(card) for card in puzzle.hand)
-    score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * len(puzzle.themes)
+    score = 1000 + 20 * (len(puzzle.hand) - 7) + 60 * min(wilds, 3) + 40 * sum(theme not in UNRATED for theme in puzzle.themes)
     margin = puzzle.margin
     if puzzle.kind is Kind.LAY_DOWN:
         laid = margin if isinstance(margin, LayDownMargin) else None

@@ -168,6 +168,26 @@ def penalty_too_costly(puzzle: Puzzle) -> bool:
     return puzzle.answers == (PASS,) and away is not None and with_card is not None and with_card < away
 
 
+def straightforward_lay_down(puzzle: Puzzle) -> bool:
+    """The hand lays down, and no hasty play breaks a rule or keeps more points: the only trap is
+    not seeing the lay-down."""
+    failing = [outcome for outcome in _hasty(puzzle) if outcome["fails"]]
+    return puzzle.best_points is not None and bool(failing) and all(outcome["cannot"] for outcome in failing)
+
+
+def last_card_rule(puzzle: Puzzle) -> bool:
+    """A hasty play ends the turn against the rules of going out: a card left out in a go-out
+    round, or the last card discarded (or kept) where the rules say otherwise."""
+    return _broke(puzzle, "discard-to-go-out") or _broke(puzzle, "go-out-round")
+
+
+def card_does_not_help(puzzle: Puzzle) -> bool:
+    """Passing is right: the card brings the hand no nearer, so the penalty card is all it buys."""
+    bought = _bought(puzzle)
+    away, with_card = (bought.cards_away, bought.cards_away_with_card) if bought else (None, None)
+    return puzzle.answers == (PASS,) and away is not None and with_card is not None and with_card >= away
+
+
 def buy_the_round_needs(puzzle: Puzzle) -> bool:
     """Buying is right in a round whose contract needs more cards than are dealt."""
     bought = _bought(puzzle)
@@ -192,7 +212,15 @@ THEMES: dict[str, Predicate] = {
     "buy-gets-closer": buy_gets_closer,
     "penalty-too-costly": penalty_too_costly,
     "buy-the-round-needs": buy_the_round_needs,
+    "straightforward-lay-down": straightforward_lay_down,
+    "last-card-rule": last_card_rule,
+    "card-does-not-help": card_does_not_help,
 }
+
+# Themes that name a plain case (added after generator puzzles-7 so that every puzzle has one):
+# the rating does not count them (``puzzles.generate.difficulty``), so tagging the bank with them
+# moved no rating and no day of the daily calendar.
+UNRATED = frozenset({"straightforward-lay-down", "last-card-rule", "card-does-not-help"})
 
 
 def tag(puzzle: Puzzle) -> tuple[str, ...]:

@@ -62,6 +62,14 @@ def set_or_run() -> Puzzle:  # the jack: in the set of jacks, or the club run 8-
     return derived("lay-down", "progressive", 5, "2C 7C 8C 9C 10C JC KC KD KD JH 7S KS JK")
 
 
+def unseen_lay_down() -> Puzzle:  # the hasty players see no lay-down; nothing else is a trap
+    return derived("lay-down", "progressive", 2, "8C 2D 8D 4H 5H 6H 7H 8H")
+
+
+def goes_out_against_the_rule() -> Puzzle:  # Shanghai (Powe): the hasty play goes out as the rules forbid
+    return derived("lay-down", "shanghai-powe", 4, "3C 4C 4D 4D 7D 3H 4H 8H 8H 3S 8S")
+
+
 def discard_goes_out() -> Puzzle:
     return derived("discard", "progressive", 1, "5C 5D 5S 9H 9S 9C KD")
 
@@ -115,6 +123,9 @@ CASES = {  # theme: (a puzzle it tags, a puzzle it does not)
     "buy-gets-closer": (lambda: buy("buy", 2, 1), lambda: buy("buy", 1, 0)),
     "penalty-too-costly": (lambda: buy("pass", 2, 1), lambda: buy("buy", 2, 1)),
     "buy-the-round-needs": (lambda: buy("buy", 1, 0, True), lambda: buy("buy", 1, 0)),
+    "straightforward-lay-down": (unseen_lay_down, readme),
+    "last-card-rule": (goes_out_against_the_rule, readme),
+    "card-does-not-help": (lambda: buy("pass", 2, 2), lambda: buy("pass", 2, 1)),
 }
 
 
