@@ -27,7 +27,10 @@ the ace come from ``analyzer.melds`` (``card_at``, ``card_places``).
 
 An answer that is not one to this puzzle (a card not in the hand or used more often than held, a
 meld row the contract does not have) raises ``AnswerError`` from ``check_held``: nothing is
-scored or recorded. A legal-looking but wrong play is an answer, and is scored wrong.
+scored or recorded. A written lay-down just read is first checked whole (``check_complete``): a
+row short or over its meld's size, an empty meld, a card used twice or not held, or no discard
+where one is needed is a slip, ``IncompleteAnswer`` with a message per row, never scored. A
+complete but wrong play is an answer, and is scored wrong.
 """
 
 from __future__ import annotations
@@ -38,7 +41,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer import HIGH_ACE, LOW_ACE, Card, MeldKind, PlacedMeld, Rules, Suit, card_at, card_places, preset
+from analyzer import (
+    HIGH_ACE,
+    LOW_ACE,
+    Card,
+    ContractMode,
+    MeldKind,
+    MeldSpec,
+    PlacedMeld,
+    Rules,
+    Suit,
+    card_at,
+    card_places,
+    preset,
+)
 from puzzles.check import check_answer, check_lay_down
 from puzzles.model import BUY, PASS, DiscardAnalysis, Kind, LayDownAnswer, Puzzle
 
@@ -417,3 +433,90 @@ def play_difference(puzzle: Puzzle, scored: Scored) -> str:
 
 def _points(points: int | None) -> str:
     return "?" if points is None else f"{points} point{'s' if points != 1 else ''}"
+
+
+# ---- completeness: a written lay-down that is not yet a play ---------------------------------------
+
+
+class IncompleteAnswer(AnswerError):
+    """A written lay-down that is not yet a play (a row short or over its size, an empty meld, a
+    card used twice or not held, no discard where one is needed): a slip, not a wrong answer, so
+    it is neither scored nor recorded. ``rows`` holds a message per meld row of the contract
+    (None: the row is fine), ``discard`` the discard's, for the form to show beside each."""
+
+    def __init__(self, rows: Sequence[str | None], discard: str | None = None) -> None:
+        self.rows = tuple(rows)
+        self.discard = discard
+        parts = [f"meld {index + 1}: {text}" for index, text in enumerate(self.rows) if text]
+        parts += [f"the discard: {discard}"] if discard else []
+        super().__init__("; ".join(parts))
+
+
+def check_complete(puzzle: Puzzle, answer: Answer) -> None:
+    """``IncompleteAnswer`` when ``answer`` is a written lay-down that is not yet a play (see
+    ``incomplete``); ``AnswerError`` for an all-empty one or a row the contract does not have, as
+    ``check_held``. Call it on an answer just read, before ``score``: a stored answer is scored
+    as it was recorded."""
+    if not isinstance(answer, WrittenPlay) or answer.cannot or puzzle.kind is not Kind.LAY_DOWN:
+        return
+    contract = preset(puzzle.rules).round(puzzle.round).contract
+    if len(answer.rows) > len(contract):
+        raise AnswerError(f"the contract has {len(contract)} melds: there is no meld-{len(contract)}")
+    if not any(answer.rows):
+        raise AnswerError("put the cards of each meld in its row, or press “It can't be done”")
+    rows, discard = incomplete(puzzle, answer)
+    if any(rows) or discard:
+        raise IncompleteAnswer(rows, discard)
+
+
+def incomplete(puzzle: Puzzle, answer: WrittenPlay) -> tuple[list[str | None], str | None]:
+    """What keeps ``answer`` from being a play, per meld row and for the discard (None: fine).
+
+    A row is checked against its meld's size: exactly it where the rules lay down exact sizes,
+    at least it where melds may be longer (or in a go-out round); rows filled in another order
+    than the contract's are fine when their sizes fit it in some order. Cards are counted against
+    the hand row by row, then the discard. A discard is needed when the rows are whole and leave
+    cards in the hand, except in a go-out round. What the rules of melds decide (a run's suit, a
+    set's rank, the contract's kinds) is the validator's, and scored."""
+    rules = preset(puzzle.rules)
+    rule = rules.round(puzzle.round)
+    contract = rule.contract
+    rows = answer.rows + ((),) * (len(contract) - len(answer.rows))
+    exact = rules.contract_mode == ContractMode.EXACT and not rule.go_out
+
+    def fits(length: int, spec: MeldSpec) -> bool:
+        return length == spec.size if exact else length >= spec.size
+
+    problems: list[str | None] = [None] * len(contract)
+    in_order = any(all(fits(len(row), spec) for row, spec in zip(rows, order))
+                   for order in itertools.permutations(contract))
+    for index, (row, spec) in enumerate(zip(rows, contract)):
+        if not row:
+            problems[index] = f"empty: put the cards of this {spec.describe()} here"
+        elif not in_order and not fits(len(row), spec):
+            wanted = f"exactly {spec.size}" if exact else f"at least {spec.size}"
+            count = f"{len(row)} card{'s' * (len(row) != 1)}"
+            problems[index] = f"{count}, but a {spec.describe()} takes {wanted}"
+    hand = Counter(puzzle.hand)
+    held = hand.copy()
+    where: dict[Card, int] = {}  # the first row each card is in
+    unheld: set[int] = set()  # rows with a card the hand has no more of: said before the row's size
+    for index, row in enumerate(rows):
+        for card, _ in row:
+            if held[card] <= 0:
+                text = (f"the {card.token} is not in your hand" if card not in where else
+                        f"the {card.token} is already in meld {where[card] + 1}"
+                        + (f" (your hand has {hand[card]})" if hand[card] > 1 else ""))
+                problems[index] = text if index not in unheld else problems[index]  # the row's first such card
+                unheld.add(index)
+            held[card] -= 1
+            where.setdefault(card, index)
+    discard_problem = None
+    if answer.discard is not None and held[answer.discard] <= 0:
+        discard_problem = (f"the {answer.discard.token} is not in your hand" if answer.discard not in where else
+                           f"the {answer.discard.token} is already in meld {where[answer.discard] + 1}")
+    left = sum(count for count in held.values() if count > 0)
+    if answer.discard is None and not rule.go_out and left and not any(problems):
+        discard_problem = (f"choose the card to discard: {left} card{'s are' if left != 1 else ' is'} "
+                           "left in your hand after your melds")
+    return problems, discard_problem

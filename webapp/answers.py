@@ -10,9 +10,12 @@ The forms (which work without JavaScript; the page's script only fills them in):
   (``4H 5H JK 7H``, ``JK=3H`` for a wild card and what it stands for), and ``discard`` the card
   thrown (empty: none, going out by melding all).
 
-Input that is not an answer (an unknown token, a meld row for a meld the contract does not have,
-and what ``puzzles.answers.check_held`` refuses) raises ``AnswerError``: the route answers 400 and
-records nothing.
+Input that is not an answer (a meld row for a meld the contract does not have, an all-empty
+lay-down, and what ``puzzles.answers.check_held`` refuses) raises ``AnswerError``; a lay-down that
+is not yet a play (a token that is not a card, and what ``puzzles.answers.check_complete``
+finds: a row short or over its size, an empty meld, a card used twice, no discard where one is
+needed) raises ``IncompleteAnswer``, with a message per row. Either way the route answers 400
+with the form again and records nothing: a slip costs no rating.
 """
 
 from __future__ import annotations
@@ -25,22 +28,28 @@ from puzzles.answers import (
     AnswerError,
     BuyChoice,
     DiscardChoice,
+    IncompleteAnswer,
     Scored,
+    Written,
     WrittenPlay,
+    check_complete,
     read_card,
     read_written,
 )
 from puzzles.answers import score as score_answer
 from puzzles.model import BUY, PASS, Kind, Puzzle
 
-__all__ = ["AnswerError", "Scored", "contract_rows", "read_form", "score"]
+__all__ = ["AnswerError", "IncompleteAnswer", "Scored", "contract_rows", "read_form", "score"]
 
 MAX_FIELD = 200  # characters in one meld row: 20 cards with room to spare
 
 
 def score(puzzle: Puzzle, form: Mapping[str, str]) -> Scored:
-    """Read ``form`` as an answer to ``puzzle`` and score it; ``AnswerError`` when it is not one."""
-    return score_answer(puzzle, read_form(puzzle, form))
+    """Read ``form`` as an answer to ``puzzle`` and score it; ``AnswerError`` when it is not one,
+    ``IncompleteAnswer`` (one) when a lay-down is not yet a play (``check_complete``)."""
+    answer = read_form(puzzle, form)
+    check_complete(puzzle, answer)
+    return score_answer(puzzle, answer)
 
 
 def read_form(puzzle: Puzzle, form: Mapping[str, str]) -> Answer:
@@ -60,14 +69,25 @@ def read_form(puzzle: Puzzle, form: Mapping[str, str]) -> Answer:
     extra = sorted(key for key in form if key.startswith("meld-") and key not in names)
     if extra:
         raise AnswerError(f"the contract has {len(contract)} melds: there is no {extra[0]}")
-    rows = []
+    rows: list[tuple[Written, ...]] = []
+    problems: list[str | None] = []  # a token that is not a card, beside its row
     for index in range(len(contract)):
         text = form.get(f"meld-{index}", "")
         if len(text) > MAX_FIELD:
             raise AnswerError(f"meld {index + 1} is longer than any meld")
-        rows.append(tuple(read_written(token, rules, f"meld {index + 1}") for token in text.replace(",", " ").split()))
+        try:
+            rows.append(tuple(read_written(token, rules, "this row") for token in text.replace(",", " ").split()))
+            problems.append(None)
+        except AnswerError as error:
+            rows.append(())
+            problems.append(str(error).removeprefix("this row: "))
     discard_text = form.get("discard", "").strip()
-    discard = read_card(discard_text, "the discard") if discard_text else None
+    try:
+        discard = read_card(discard_text, "the discard") if discard_text else None
+    except AnswerError as error:
+        raise IncompleteAnswer(problems, str(error)) from None
+    if any(problems):
+        raise IncompleteAnswer(problems)
     return WrittenPlay(tuple(rows), discard)
 
 

@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 from flask import render_template, request, url_for
 from markupsafe import Markup
 
-from analyzer import lay_off_notes, preset
+from analyzer import ContractMode, lay_off_notes, preset
 from puzzles.model import Kind, Puzzle
 from webapp.answers import contract_rows
 from webapp.bank import bank
@@ -57,6 +57,10 @@ def _position_view(puzzle: Puzzle) -> dict[str, Any]:
         "question": KIND_QUESTIONS[puzzle.kind],
         "contract": rule.describe_contract(),
         "rows": contract_rows(puzzle),
+        "sizes": [spec.size for spec in rule.contract],
+        "kinds": list(dict.fromkeys(spec.kind.value for spec in rule.contract)),  # "make a set", "make a run"
+        # a row holds exactly its meld's size (the builder then takes no more), else at least it
+        "exact": rules.contract_mode == ContractMode.EXACT and not rule.go_out,
         "rounds": len(rules.rounds),
         "go_out": rule.go_out,
         "hand": [card.token for card in puzzle.hand],

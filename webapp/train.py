@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response
 
 from analyzer import PRESETS, TITLES
-from puzzles.answers import AnswerError, Scored, answer_from_dict
+from puzzles.answers import AnswerError, IncompleteAnswer, Scored, answer_from_dict
 from puzzles.answers import score as score_answer
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import score
@@ -267,7 +267,7 @@ def answer(puzzle_id: str) -> tuple[str, int]:
     try:
         scored = score(puzzle, request.form)
     except AnswerError as error:
-        return _refused(puzzle, str(error))
+        return _refused(puzzle, error)
     day = today()
     daily_day = day if _daily_id(day) == puzzle.id else None
     # The token is checked before any write: a forged form makes no row. The cookie's id is the
@@ -316,11 +316,19 @@ def score_stored(puzzle: Puzzle, attempt: Attempt) -> Scored | None:
         return None
 
 
-def _refused(puzzle: Puzzle, message: str) -> tuple[str, int]:
-    """A submission that is not an answer: the puzzle again with the message, 400, nothing recorded."""
+def _refused(puzzle: Puzzle, error: AnswerError) -> tuple[str, int]:
+    """A submission that is not an answer: the puzzle again with the message, 400, nothing
+    recorded; a lay-down not yet a play has each problem beside its row, the form as it was."""
     db = session()
     player = visitor(db)
+    if isinstance(error, IncompleteAnswer):
+        message = "Not recorded, and your rating is unchanged: this lay-down is not complete yet. Fix what is marked below and lay down again."
+    else:
+        message = str(error)
     context = _puzzle_context(db, player, puzzle, errors=message)
+    if isinstance(error, IncompleteAnswer):
+        context["row_problems"] = error.rows
+        context["discard_problem"] = error.discard
     db.rollback()
     return render_template("train/puzzle.html", **context), 400
 

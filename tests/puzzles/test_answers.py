@@ -4,6 +4,7 @@ what is not an answer to a puzzle."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import random
 
@@ -16,9 +17,12 @@ from puzzles.answers import (
     AnswerError,
     BuyChoice,
     DiscardChoice,
+    IncompleteAnswer,
     WrittenPlay,
     answer_from_dict,
+    check_complete,
     check_held,
+    incomplete,
     meld_readings,
     score,
 )
@@ -127,3 +131,35 @@ def test_what_is_not_an_answer_to_the_puzzle_is_refused() -> None:
         answer_from_dict(shipped(Kind.BUY)[0], {"choice": "maybe"})
     with pytest.raises(AnswerError, match="only a wild card"):
         answer_from_dict(puzzle, {"melds": ["5C=5H 5D 5S"], "discard": "KD"})
+
+
+def _rows(*texts: str) -> tuple[tuple[tuple[Card, None], ...], ...]:
+    return tuple(tuple((card, None) for card in parse_cards(text)) if text else () for text in texts)
+
+
+def test_a_lay_down_not_yet_a_play_is_incomplete_beside_its_row_and_a_whole_one_is_not() -> None:
+    puzzle = _lay_down("5C 5D 5S 9H 9S 9C KD")
+    kd = Card.parse("KD")
+    assert incomplete(puzzle, WrittenPlay(_rows("5C 5D 5S", "9H 9S 9C"), kd)) == ([None, None], None)
+    assert incomplete(puzzle, WrittenPlay(_rows("5C 5D", "9H 9S 9C"), kd))[0][0] == "2 cards, but a set of 3 takes exactly 3"
+    assert incomplete(puzzle, WrittenPlay(_rows("5C 5D 5S", ""), kd))[0][1] == "empty: put the cards of this set of 3 here"
+    assert incomplete(puzzle, WrittenPlay(_rows("5C 5D 5S", "9H 9S 5S"), kd))[0][1] == "the 5S is already in meld 1"
+    assert incomplete(puzzle, WrittenPlay(_rows("5C 5D 5S", "9H 9S 9C"), None))[1] == (
+        "choose the card to discard: 1 card is left in your hand after your melds")
+    with pytest.raises(IncompleteAnswer, match="meld 2: the QH is not in your hand"):
+        check_complete(puzzle, WrittenPlay(_rows("5C 5D 5S", "9H 9S QH"), kd))
+    with pytest.raises(AnswerError, match="each meld in its row"):
+        check_complete(puzzle, WrittenPlay(_rows("", ""), kd))
+    # a set of 5, 9 and K is complete: wrong, and scored so
+    check_complete(puzzle, WrittenPlay(_rows("5C 9S KD", "9H 5D 5S"), Card.parse("9C")))
+
+
+def test_sizes_are_exact_only_where_the_rules_say_and_rows_may_come_in_another_order() -> None:
+    exact = Puzzle(kind=Kind.LAY_DOWN, rules="progressive", round=2, players=4, moment=Moment.AFTER_DRAW,
+                   hand=parse_cards("5C 5D 5S 6H 7H 8H 9H 10H"))
+    run_first = WrittenPlay(_rows("6H 7H 8H 9H", "5C 5D 5S"), Card.parse("10H"))
+    assert incomplete(exact, run_first) == ([None, None], None)  # sizes fit the contract in another order
+    longer = WrittenPlay(_rows("5C 5D 5S", "6H 7H 8H 9H 10H"), None)
+    assert incomplete(exact, longer)[0][1] == "5 cards, but a run of 4 takes exactly 4"
+    minimum = dataclasses.replace(exact, rules="shanghai")
+    assert incomplete(minimum, longer) == ([None, None], None)  # melds may be longer; every card melded

@@ -219,7 +219,9 @@ def test_any_equivalent_lay_down_is_right_in_any_order_with_the_joker_placed_by_
 
 def test_an_illegal_lay_down_is_wrong_and_says_why(client: FlaskClient) -> None:
     form = lay_down_form(LAY_DOWN)
-    form["meld-0"] = " ".join(form["meld-0"].split()[:2])  # a meld of two cards
+    first, second = form["meld-0"].split(), form["meld-1"].split()
+    first[0], second[0] = second[0], first[0]  # whole rows, but not melds
+    form["meld-0"], form["meld-1"] = " ".join(first), " ".join(second)
     response = answer(client, LAY_DOWN, **form)
     assert response.status_code == 200 and "Not quite" in response.text
     assert re.search(r'<li class="problem">[^<]+</li>', response.text)
@@ -259,7 +261,7 @@ def bad_submissions() -> list[tuple[str, Puzzle, dict[str, str], str]]:
         ("no card", DISCARD, {}, "not a card"),
         ("neither buy nor pass", BUY, {"choice": "maybe"}, "Buy or Pass"),
         ("a meld card not in the hand", LAY_DOWN, {**form, "meld-0": form["meld-0"] + " " + absent}, "not in your hand"),
-        ("a card used twice", LAY_DOWN, {**form, "meld-1": form["meld-1"] + " " + form["meld-0"].split()[0]}, "times but your hand has"),
+        ("a card used twice", LAY_DOWN, {**form, "meld-1": form["meld-1"] + " " + form["meld-0"].split()[0]}, "is already in meld 1"),
         ("a malformed meld", LAY_DOWN, {**form, "meld-0": "7H <script>"}, "not a card"),
         ("a meld the contract lacks", LAY_DOWN, {**form, "meld-9": "7H"}, "no meld-9"),
         ("a natural said to stand for another", LAY_DOWN, {**form, "meld-0": form["meld-0"].split()[0] + "=3H"}, "only a wild"),
