@@ -80,11 +80,16 @@ function setUpPicker() {
   });
 }
 
-// A lay-down puzzle: choose a row (a meld of the contract, or the discard), click cards of the hand
-// to put them there (or drag them onto a row), click a placed card to take it back; a wild card
-// placed in a meld gets a "stands for" choice (by its place, or a card named outright: JK=3H). The
-// rows are the form's own text fields and select, so what is sent is what a player without script
-// would type.
+// A lay-down puzzle: tap cards of the hand and they go to the marked row, the first row not yet
+// whole (a meld of the contract, then the discard): a row with its meld's size that could be its
+// kind passes on to the next, and where the rules lay down exact sizes takes no more. A row can be
+// chosen (tapped, or a card dragged onto it); "Make a set" / "Make a run" moves the cards of the
+// marked row to the first empty row of that kind (a meld tapped out of the contract's order);
+// "Undo" takes back the last card. A placed card is taken back by clicking it; a wild card gets a
+// "stands for" choice only where the row leaves its meaning open (a spare wild card of a run that
+// could go at either end, or a row of wild cards alone). The rows are the form's own text fields
+// and select, so what is sent is what a player without script would type; Enter in a row moves
+// to the next row, never submits.
 // Keyboard: the hand is one tab stop (a roving tabindex); Left/Right (Home/End) move through the
 // cards still free, Up/Down choose the row, Enter or Space puts the card there. A live region
 // says what each step did.
@@ -118,6 +123,10 @@ function setUpMeldBuilder() {
   const rows = [...form.querySelectorAll(".meld-row")];
   const radios = rows.map((row) => row.querySelector(".target input"));
   const discard = form.querySelector("select[name='discard']");
+  const exact = builder.dataset.exact === "true";
+  const discardIndex = rows.length - 1;
+  let explicit = null; // the row the player chose; null: the first row not yet whole
+  const history = []; // the rows cards were put in, in order: "Undo" takes back the last
   const status = form.querySelector("#builder-status");
   for (const hidden of form.querySelectorAll("#hand-cards button[data-card], .target input, .script-hint")) hidden.hidden = false;
   for (const shown of form.querySelectorAll(".no-script-hand")) shown.hidden = true;
@@ -135,7 +144,61 @@ function setUpMeldBuilder() {
     if (input) input.value = tokens.join(" ");
     else discard.value = tokens.length ? tokens[tokens.length - 1] : "";
   };
-  const activeIndex = () => Math.max(0, radios.findIndex((radio) => radio.checked));
+  const sizeOf = (row) => Number(row.dataset.size || 1);
+  // What a row's cards stand for, as far as they say: the naturals (and wild cards said outright),
+  // and how many wild cards are left to their place.
+  const readRow = (row) => {
+    const naturals = [];
+    let wilds = 0;
+    for (const written of tokensOf(row)) {
+      const [card, meaning] = written.split("=");
+      if (meaning) naturals.push(meaning);
+      else if (wild.has(card)) wilds += 1;
+      else naturals.push(card);
+    }
+    return { naturals: naturals.filter((token) => suitOf(token)), wilds };
+  };
+  // A run's naturals: their span (the ace low or high, whichever is shorter) and the gaps in it;
+  // null when they are not one suit of distinct ranks.
+  const runSpan = (naturals) => {
+    if (new Set(naturals.map((token) => token.slice(-1))).size > 1) return null;
+    const ranks = naturals.map((token) => RANKS.indexOf(token.slice(0, -1)) + 1);
+    if (new Set(ranks).size < ranks.length) return null;
+    let best = null;
+    for (const aceHigh of [false, true]) {
+      const places = ranks.map((place) => (place === 1 && aceHigh ? 14 : place));
+      const low = Math.min(...places), high = Math.max(...places);
+      if (!best || high - low < best.high - best.low) best = { low, high, gaps: high - low + 1 - places.length };
+    }
+    return best;
+  };
+  // Whether a meld row's cards could be a meld of its kind (the validator judges the rest).
+  const couldBe = (row) => {
+    const { naturals, wilds } = readRow(row);
+    if (row.dataset.kind !== "run") return new Set(naturals.map((token) => token.slice(0, -1))).size <= 1;
+    if (!naturals.length) return true;
+    const span = runSpan(naturals);
+    return span !== null && span.gaps <= wilds;
+  };
+  const whole = (r) => (r === discardIndex ? tokensOf(rows[r]).length > 0
+    : tokensOf(rows[r]).length >= sizeOf(rows[r]) && couldBe(rows[r]));
+  // Whether a wild card's meaning in this row is open: a set's with no naturals, a run's when a
+  // spare wild card could go at either end.
+  const open = (row) => {
+    const { naturals, wilds } = readRow(row);
+    if (!naturals.length) return true;
+    if (row.dataset.kind !== "run" && new Set(naturals.map((token) => token.slice(0, -1))).size === 1) return false;
+    const span = runSpan(naturals);
+    return span !== null && wilds > span.gaps && span.low > 1 && span.high < 14;
+  };
+  // The row cards go to: the one chosen (until, where sizes are exact, it is whole), else the first
+  // meld row not yet whole, else the discard.
+  const activeIndex = () => {
+    if (explicit !== null && !(exact && explicit !== discardIndex && tokensOf(rows[explicit]).length >= sizeOf(rows[explicit])
+                                && couldBe(rows[explicit]))) return explicit;
+    const next = rows.findIndex((row, r) => r !== discardIndex && !whole(r));
+    return next === -1 ? discardIndex : next;
+  };
   const free = (button) => button.getAttribute("aria-disabled") !== "true";
 
   function focusCard(button) {
@@ -144,6 +207,7 @@ function setUpMeldBuilder() {
   }
 
   function choose(index, announce) {
+    explicit = index;
     radios[index].checked = true;
     render();
     if (announce) say("Cards now go to " + rows[index].dataset.name + ".");
@@ -215,10 +279,13 @@ function setUpMeldBuilder() {
         chip.setAttribute("aria-label", `take back the ${words(card)} from ${row.dataset.name}`);
         chip.addEventListener("click", () => takeBack(r, index));
         item.append(chip);
-        if (wild.has(card) && inputOf(row)) item.append(standsForChoice(row, r, index, card, meaning));
+        if (wild.has(card) && inputOf(row) && (meaning || open(row))) item.append(standsForChoice(row, r, index, card, meaning));
         placed.append(item);
       });
-      row.classList.toggle("active", r === activeIndex());
+      const active = activeIndex();
+      row.classList.toggle("active", r === active);
+      if (r === active) radios[r].checked = true;
+      note(row, r);
     });
     const seen = {};
     for (const button of handButtons) {
@@ -235,19 +302,100 @@ function setUpMeldBuilder() {
     }
   }
 
+  // A row's count, and what is wrong with it as it stands (a refused answer's message stays until
+  // the row changes).
+  function note(row, r) {
+    const count = row.querySelector(".row-count");
+    const message = row.querySelector(".row-problem");
+    const tokens = tokensOf(row);
+    if (count) count.textContent = `${tokens.length} of ${sizeOf(row)}${exact ? "" : "+"}`;
+    row.classList.toggle("full", r !== discardIndex && whole(r));
+    if (!message || row.dataset.sent === tokens.join(" ")) return;
+    row.classList.remove("has-problem");
+    let text = "";
+    if (r !== discardIndex && tokens.length && !couldBe(row)) {
+      const other = row.dataset.kind === "run" ? "set" : "run";
+      text = `not a ${row.dataset.kind}` + (form.querySelector(`[data-make='${other}']`) ? `: “Make a ${other}” moves these cards to a ${other}'s row` : "");
+    } else if (r !== discardIndex && exact && tokens.length > sizeOf(row)) {
+      text = `${tokens.length} cards: a ${row.dataset.kind} here takes exactly ${sizeOf(row)}`;
+    }
+    message.textContent = text;
+    if (text) inputOf(row).setAttribute("aria-invalid", "true");
+    else if (inputOf(row)) inputOf(row).removeAttribute("aria-invalid");
+  }
+
   function place(button) {
     if (!free(button)) return;
-    const row = rows[activeIndex()];
+    const r = activeIndex();
+    const row = rows[r];
     const card = button.dataset.card;
     setTokens(row, inputOf(row) ? [...tokensOf(row), card] : [card]);
+    history.push(r);
+    if (explicit === r && exact && whole(r)) explicit = null;
     render();
-    say(`${face(card)} put in ${row.dataset.name}.`);
+    const next = activeIndex();
+    say(`${face(card)} put in ${row.dataset.name}.` + (next !== r ? ` Next: ${rows[next].dataset.name}.` : ""));
     if (document.activeElement === button || document.activeElement === document.body) {
       const at = handButtons.indexOf(button);
       const next = [...handButtons.slice(at + 1), ...handButtons.slice(0, at)].find(free);
       if (next) focusCard(next);
     }
   }
+
+  function undo() {
+    while (history.length && !tokensOf(rows[history[history.length - 1]]).length) history.pop();
+    const r = history.length ? history.pop() : rows.map((row, index) => index).reverse().find((index) => tokensOf(rows[index]).length);
+    if (r === undefined) return say("Nothing to take back.");
+    const tokens = tokensOf(rows[r]);
+    const [card] = tokens.pop().split("=");
+    setTokens(rows[r], tokens);
+    explicit = null;
+    render();
+    say(`${face(card)} taken back from ${rows[r].dataset.name}.`);
+  }
+
+  // The marked row's cards to the first empty row of ``kind`` (the row itself when it is one).
+  function make(kind) {
+    const r = activeIndex();
+    const tokens = r === discardIndex ? [] : tokensOf(rows[r]);
+    if (!tokens.length) return say(`Tap the cards of the ${kind} first.`);
+    explicit = null;
+    if (rows[r].dataset.kind === kind) {
+      render();
+      return say(whole(r) ? `${rows[r].dataset.name} is made.` : `${rows[r].dataset.name} needs ${sizeOf(rows[r])} cards.`);
+    }
+    const to = rows.findIndex((row, index) => index !== discardIndex && row.dataset.kind === kind && !tokensOf(row).length);
+    if (to === -1) return say(`No empty ${kind} row is left: take cards back first.`);
+    setTokens(rows[to], tokens);
+    setTokens(rows[r], []);
+    history.push(...tokens.map(() => to));
+    render();
+    say(`${tokens.map((token) => face(token.split("=")[0])).join(" ")} made into ${rows[to].dataset.name}.`);
+  }
+
+  form.querySelector(".builder-actions").addEventListener("click", (event) => {
+    const button = event.target.closest("button[data-action]");
+    if (!button) return;
+    if (button.dataset.action === "undo") undo();
+    else make(button.dataset.make);
+  });
+
+  // Enter in a row's text box moves to the next row (never submits); so does a space after a row
+  // has its meld's cards.
+  const controls = rows.map((row) => inputOf(row) || discard);
+  rows.forEach((row, r) => {
+    const input = inputOf(row);
+    if (!input) return;
+    const onward = () => { explicit = null; controls[Math.min(r + 1, controls.length - 1)].focus(); };
+    input.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      onward();
+    });
+    input.addEventListener("input", (event) => {
+      if (event.data === " " && input.selectionStart === input.value.length && whole(r)) onward();
+    });
+  });
 
   handButtons.forEach((button, index) => {
     button.tabIndex = index === 0 ? 0 : -1;
@@ -268,6 +416,7 @@ function setUpMeldBuilder() {
       row.classList.remove("drop-here");
       const button = handButtons[Number(event.dataTransfer.getData("text/plain"))];
       if (!button) return;
+      explicit = r;
       radios[r].checked = true;
       place(button);
     });
@@ -300,10 +449,13 @@ function setUpMeldBuilder() {
     for (const control of row.querySelectorAll("input[type=text], select#discard")) {
       control.addEventListener("focus", () => { if (activeIndex() !== r) choose(r, false); });
     }
+    // "input" comes before the form's own listener draws the rows again (and "change" after it)
+    radios[r].addEventListener("input", () => { if (radios[r].checked) explicit = r; });
     radios[r].addEventListener("change", () => say("Cards now go to " + row.dataset.name + "."));
   });
   form.addEventListener("input", render);
   form.addEventListener("change", render);
+  for (const row of rows) row.dataset.sent = tokensOf(row).join(" ");
   render();
 }
 
