@@ -70,7 +70,7 @@ from itsdangerous import URLSafeSerializer
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from analyzer import PRESETS
+from analyzer import PRESETS, preset
 from puzzles.bank import load_bank
 from puzzles.model import Puzzle
 from webapp.db import START_RATING, Attempt, Player, PuzzleRating, make_engine, upgrade
@@ -434,7 +434,14 @@ class Client:
         if play is None or play.cannot:
             if right:
                 return {"cannot": "1"}
-            return {"meld-0": " ".join(card.token for card in puzzle.hand[:3])}  # a lay-down that is not there
+            # a lay-down that is not there, whole (a row short would be refused unrecorded): the
+            # hand's cards row by row, each its meld's size, and the next card discarded
+            tokens = [card.token for card in puzzle.hand]
+            form, at = {}, 0
+            for index, spec in enumerate(preset(puzzle.rules).round(puzzle.round).contract):
+                form[f"meld-{index}"], at = " ".join(tokens[at:at + spec.size]), at + spec.size
+            form["discard"] = tokens[at] if at < len(tokens) else ""
+            return form
         if not right:
             return {"cannot": "1"}
         form = {f"meld-{index}": " ".join(card.token for card in meld.cards) for index, meld in enumerate(play.melds)}
