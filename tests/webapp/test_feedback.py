@@ -78,7 +78,9 @@ def test_a_right_discard_gets_no_comparison(app: Flask, client: FlaskClient) -> 
 
 def test_a_wrong_lay_down_is_scored_beside_the_best(client: FlaskClient) -> None:
     form = lay_down_form(LAY_DOWN)
-    form["meld-0"] = " ".join(form["meld-0"].split()[:2])  # illegal: a meld of two cards
+    first, second = form["meld-0"].split(), form["meld-1"].split()
+    first[0], second[0] = second[0], first[0]  # whole rows, but not melds: illegal, and scored
+    form["meld-0"], form["meld-1"] = " ".join(first), " ".join(second)
     shown = text_of(answer(client, LAY_DOWN, **form).text, "feedback")
     assert f"yours no – best yes {LAY_DOWN.best_points}" in shown
     assert f"Your play is not legal as it stands (the problem is said above); a best play keeps {LAY_DOWN.best_points}" \

@@ -80,12 +80,14 @@ def test_a_wrong_discard_shows_its_row_beside_the_best(page: Page, base: str, si
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_a_wrong_lay_down_is_scored_beside_the_best(browser: Browser, base: str, size: str) -> None:
-    """Sent without JavaScript (the form as typed): a meld of two cards, illegal."""
+    """Sent without JavaScript (the form as typed): two rows with a card swapped, illegal."""
     context = browser.new_context(java_script_enabled=False, viewport=PHONE if size == "phone" else DESKTOP)
     page = context.new_page()
     page.goto(f"{base}/puzzles/{LAY_DOWN.id}")
     form = lay_down_form(LAY_DOWN)
-    form["meld-0"] = " ".join(form["meld-0"].split()[:2])
+    first, second = form["meld-0"].split(), form["meld-1"].split()
+    first[0], second[0] = second[0], first[0]  # whole rows, but not melds: illegal, and scored
+    form["meld-0"], form["meld-1"] = " ".join(first), " ".join(second)
     for name, value in form.items():
         if name == "discard":
             page.locator("#discard").select_option(value)
