@@ -26,6 +26,7 @@ from alembic.config import Config
 from flask import Flask, current_app, g
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Date,
     DateTime,
@@ -39,6 +40,7 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    false,
     func,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -157,6 +159,30 @@ class Report(Base):
     reviewed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     # ---- 0003 ----
     weight: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # 1: an established reporter
+
+
+class Game(Base):
+    """A round against the computer, stored as its game record (webapp/tables.py): the record
+    is the state, rebuilt on each request by replaying it through the table. ``version`` counts
+    the person's moves: a move form carries it (signed), so a replayed form changes nothing."""
+
+    __tablename__ = "games"
+    __table_args__ = (Index("ix_games_player", "player_id"),)
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=lambda: uuid.uuid4().hex)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    rules: Mapped[str] = mapped_column(String(40))
+    round: Mapped[int] = mapped_column(Integer)
+    players: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[int] = mapped_column(Integer)  # the person's
+    strength: Mapped[str] = mapped_column(String(20))  # the computer players' policy
+    seed: Mapped[int] = mapped_column(BigInteger)
+    record: Mapped[Any] = mapped_column(JSON)  # the round's events so far (the record's round)
+    pending: Mapped[Any] = mapped_column(JSON)  # the steps of the person's turn in progress
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    hints: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # hints asked for
+    finished: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 # ---- engine and sessions -------------------------------------------------------------------------
