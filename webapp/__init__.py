@@ -90,6 +90,7 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
         errors,
         feedback,
         home,
+        play,
         puzzle_parts,
         questions,
         reports,
@@ -106,11 +107,13 @@ def create_app(test_config: dict[str, Any] | None = None) -> Flask:
     puzzle_parts.init_app(app)
     feedback.init_app(app)
     reports.init_app(app)
+    play.init_app(app)
     app.register_blueprint(home.blueprint)
     app.register_blueprint(analysis.blueprint)
     app.register_blueprint(api.blueprint)
     app.register_blueprint(train.blueprint)
     app.register_blueprint(accounts.blueprint)
+    app.register_blueprint(play.blueprint)
     safety.csrf.exempt(api.blueprint)  # JSON for scripts: no cookies are read, no state changes
 
     @app.after_request

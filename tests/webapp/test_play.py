@@ -1,0 +1,266 @@
+"""/play: a round against the computer through the web app, every move checked by the engine,
+and the bad inputs (out of turn, a card not held, another's game, a replayed form): 400 or 404
+and nothing changed."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import select
+
+from webapp.db import Game, session
+
+SEED = 7
+
+
+def _csrf(text: str) -> str:
+    found = re.search(r'<meta name="csrf-token" content="([^"]+)"', text)
+    assert found is not None
+    return found.group(1)
+
+
+def _token(text: str) -> str:
+    found = re.search(r'name="token" value="([^"]+)"', text)
+    assert found is not None
+    return html.unescape(found.group(1))
+
+
+def _start(client: FlaskClient, **fields: Any) -> str:
+    page = client.get("/play")
+    assert page.status_code == 200
+    data = {"csrf_token": _csrf(page.text), "rules": "progressive", "round": "1", "players": "3",
+            "strength": "greedy", "seed": str(SEED), **fields}
+    started = client.post("/play", data=data)
+    assert started.status_code == 303, started.text
+    return started.headers["Location"].rsplit("/", 1)[1]
+
+
+def _row(app: Flask, game_id: str) -> Game:
+    with app.app_context():
+        row = session().scalars(select(Game).where(Game.id == game_id)).one()
+        session().expunge(row)
+        return row
+
+
+def _move(client: FlaskClient, game_id: str, page: str, **fields: str) -> Any:
+    return client.post(f"/play/{game_id}/move", data={"csrf_token": _csrf(page), "token": _token(page), **fields})
+
+
+def _hand(page: str) -> list[str]:
+    section = page.split('id="hand"', 1)[1].split("</p>", 1)[0]
+    return re.findall(r'data-card="([^"]+)"', section)
+
+
+def _play_round(client: FlaskClient, game_id: str, limit: int = 200) -> str:
+    """Play the round to its end: take nothing, pass every buy, lay down when the hand can
+    (the page's own lay-down rows are not filled: discards only), discard the first card."""
+    for _ in range(limit):
+        page = client.get(f"/play/{game_id}").text
+        if 'id="play-end"' in page:
+            return page
+        if 'id="draw"' in page:
+            answer = _move(client, game_id, page, action="draw")
+        elif 'id="pass"' in page:
+            answer = _move(client, game_id, page, action="pass")
+        else:
+            answer = _move(client, game_id, page, action="discard", card=_hand(page)[-1])
+        assert answer.status_code == 303, answer.text
+    raise AssertionError("the round did not end")
+
+
+def test_a_round_is_dealt_and_shown(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}")
+    assert page.status_code == 200
+    assert "Stock:" in page.text and "The cards are dealt" in page.text
+    assert 'id="take"' in page.text and 'id="draw"' in page.text
+    row = _row(app, game_id)
+    assert (row.rules, row.round, row.players, row.seed, row.seat) == ("progressive", 1, 3, SEED, 0)
+    assert row.record[0]["event"] == "deal"
+
+
+def test_a_whole_round_plays_to_its_scores_review_and_record(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = _play_round(client, game_id)
+    assert "Review your decisions" in page and "Scores:" in page
+    record = client.get(f"/play/{game_id}/record.json")
+    assert record.status_code == 200 and record.json is not None
+    from analyzer import replay
+
+    assert replay(record.json).rounds[0].outcome.finished in (True, False)
+    review = client.get(f"/play/{game_id}/review")
+    assert review.status_code == 200 and 'id="turn-1"' in review.text
+    again = client.post(f"/play/{game_id}/again", data={"csrf_token": _csrf(page)})
+    assert again.status_code == 303
+    other = again.headers["Location"].rsplit("/", 1)[1]
+    assert other != game_id and _row(app, other).record[0] == _row(app, game_id).record[0]
+
+
+def test_take_discard_and_the_computer_plays_on(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    assert _move(client, game_id, page, action="take").status_code == 303
+    page = client.get(f"/play/{game_id}").text
+    assert "You took the" in page
+    card = _hand(page)[0]
+    assert _move(client, game_id, page, action="discard", card=card).status_code == 303
+    row = _row(app, game_id)
+    assert any(e["event"] == "discard" and e["seat"] == 1 for e in row.record)  # the computer's turn followed
+
+
+def _singleton(tokens: list[str]) -> str:
+    """The card whose rank the hand holds fewest of (never a joker): keeps the hand on its way to sets."""
+    ranks = [t[:-1] for t in tokens]
+    return min((t for t in tokens if t != "JK"), key=lambda t: (ranks.count(t[:-1]), -tokens.index(t)))
+
+
+def _until_lay_down(client: FlaskClient, game_id: str) -> tuple[str, Any] | None:
+    """Draw, pass and discard singletons until the hand after a draw can lay down: the page and
+    the analyser's lay-down; None if the round ends first."""
+    from analyzer import analyze
+
+    for _ in range(100):
+        page = client.get(f"/play/{game_id}").text
+        if 'id="play-end"' in page:
+            return None
+        if 'id="draw"' in page:
+            _move(client, game_id, page, action="draw")
+        elif 'id="pass"' in page:
+            _move(client, game_id, page, action="pass")
+        else:
+            result = analyze(" ".join(_hand(page)), "progressive", 1)
+            if result.can_lay_down:
+                return page, result
+            _move(client, game_id, page, action="discard", card=_singleton(_hand(page)))
+    return None
+
+
+def test_a_lay_down_through_the_rows_then_a_lay_off(app: Flask, client: FlaskClient) -> None:
+    for seed in range(1, 30):
+        game_id = _start(client, players="2", seed=str(seed))
+        found = _until_lay_down(client, game_id)
+        if found is not None:
+            break
+    else:
+        raise AssertionError("no round of seeds 1-29 lets the page lay down")
+    page, result = found
+    tokens = _hand(page)
+    fields = {f"card-{i}": t for i, t in enumerate(tokens)}
+    free = list(enumerate(tokens))
+    for row_number, meld in enumerate(result.melds, start=1):
+        for card in meld.cards:
+            index = next(i for i, t in free if t == card.token)
+            free.remove((index, card.token))
+            fields[f"place-{index}"] = str(row_number)
+    answer = _move(client, game_id, page, action="lay_down", **fields)
+    assert answer.status_code == 303, answer.text
+    row = _row(app, game_id)
+    assert row.pending and row.pending[0]["move"] == "lay_down"
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="reset"' in page
+    # progressive lays off from the next turn only: the engine refuses it now, with its message
+    refused = _move(client, game_id, page, action="lay_off", card=_hand(page)[0], meld="0:0")
+    assert refused.status_code == 400 and "lay_off_same_turn" in refused.text
+    assert _row(app, game_id).pending == row.pending
+    answer = _move(client, game_id, page, action="discard", card=_hand(page)[-1])
+    assert answer.status_code == 303
+    assert any(e["event"] == "lay_down" and e["seat"] == 0 for e in _row(app, game_id).record)
+
+
+def test_an_illegal_lay_down_is_refused_with_the_engines_message(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="draw")
+    page = client.get(f"/play/{game_id}").text
+    tokens = _hand(page)
+    fields = {f"card-{i}": t for i, t in enumerate(tokens)}
+    fields.update({"place-0": "1", "place-1": "1", "place-2": "1", "place-3": "2", "place-4": "2", "place-5": "2"})
+    before = _row(app, game_id)
+    refused = _move(client, game_id, page, action="lay_down", **fields)
+    assert refused.status_code == 400 and 'id="play-error"' in refused.text
+    after = _row(app, game_id)
+    assert (after.record, after.pending, after.version) == (before.record, before.pending, before.version)
+
+
+def test_a_move_out_of_turn_is_refused(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    before = _row(app, game_id)
+    for fields in ({"action": "discard", "card": _hand(page)[0]}, {"action": "buy"}, {"action": "lay_off", "card": "5H", "meld": "1:0"}):
+        answer = _move(client, game_id, page, **fields)
+        assert answer.status_code == 400
+    after = _row(app, game_id)
+    assert (after.record, after.version) == (before.record, before.version)
+
+
+def test_a_card_not_held_is_refused(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="draw")
+    page = client.get(f"/play/{game_id}").text
+    missing = next(t for t in ("KS", "QH", "2C", "9D", "AS") if t not in _hand(page))
+    before = _row(app, game_id)
+    answer = _move(client, game_id, page, action="discard", card=missing)
+    assert answer.status_code == 400 and "does not hold" in answer.text
+    bad = _move(client, game_id, page, action="discard", card="ZZ")
+    assert bad.status_code == 400
+    assert _row(app, game_id).record == before.record
+
+
+def test_a_replayed_form_changes_nothing(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    assert _move(client, game_id, page, action="draw").status_code == 303
+    after = _row(app, game_id)
+    again = _move(client, game_id, page, action="draw")
+    assert again.status_code == 400 and "sent already" in again.text
+    assert _row(app, game_id).record == after.record
+
+
+def test_a_forged_token_or_game_id_is_refused(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    forged = client.post(f"/play/{game_id}/move", data={"csrf_token": _csrf(page), "token": "x.y", "action": "draw"})
+    assert forged.status_code == 400
+    assert client.get("/play/0123456789abcdef0123456789abcdef").status_code == 404
+    assert client.get("/play/" + "a" * 40).status_code == 404
+    other_id = _start(client)
+    moved = client.post(f"/play/{other_id}/move", data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
+    assert moved.status_code == 400 and "another game" in moved.text
+
+
+def test_another_players_game_is_not_found(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    stranger = app.test_client()
+    assert stranger.get(f"/play/{game_id}").status_code == 404
+    assert stranger.get(f"/play/{game_id}/record.json").status_code == 404
+    own = stranger.get("/play")
+    answer = stranger.post(f"/play/{game_id}/move", data={"csrf_token": _csrf(own.text), "token": _token(page),
+                                                          "action": "draw"})
+    assert answer.status_code == 404
+    assert _row(app, game_id).version == 0
+
+
+def test_a_hint_is_the_analysers_advice_and_the_round_says_so(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="draw")
+    page = client.get(f"/play/{game_id}").text
+    asked = client.post(f"/play/{game_id}/hint", data={"csrf_token": _csrf(page), "token": _token(page)})
+    assert asked.status_code == 303
+    shown = client.get(asked.headers["Location"])
+    assert 'id="hint"' in shown.text and "played with hints" in shown.text
+    assert _row(app, game_id).hints == 1
+
+
+def test_bad_start_fields_are_refused(client: FlaskClient) -> None:
+    page = client.get("/play")
+    for fields in ({"rules": "nope"}, {"players": "9"}, {"round": "99"}, {"strength": "perfect"}, {"seed": "x"}):
+        data = {"csrf_token": _csrf(page.text), "rules": "progressive", "round": "1", "players": "3",
+                "strength": "greedy", **fields}
+        assert client.post("/play", data=data).status_code == 400

@@ -1,0 +1,422 @@
+"""Play a round against the computer: ``/play`` starts one, ``/play/<id>`` is the table.
+
+A game is a ``games`` row holding the round's record (webapp/tables.py rebuilds the table from
+it on each request). Every move is a plain form posted to ``/play/<id>/move`` and answered by
+a redirect to the table (POST-redirect-GET); htmx boosts the forms (the table is swapped in
+place, no page load). Each move form carries a signed one-time token naming the player, the
+game and the game's move count: a form sent twice, or for another game or player, is refused
+(400) and nothing changes. A game is its owner's alone: anyone else gets 404.
+
+The engine checks every move server-side; an illegal one is refused with its message (the
+table again, 400) and nothing is stored. The computer's turns are played on the server, up to
+the person's next decision, before the redirect.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from flask import Blueprint, Flask, Response, abort, current_app, redirect, render_template, request, url_for
+from itsdangerous import BadSignature, URLSafeSerializer
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from werkzeug.wrappers import Response as BaseResponse
+
+from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, review_game
+from analyzer.render import render_advice
+from webapp.db import Game as GameRow
+from webapp.db import Player, session, write_transaction
+from webapp.players import current_player
+from webapp.safety import spend
+from webapp.tables import (
+    STRENGTHS,
+    Game,
+    MoveError,
+    Setup,
+    apply_step,
+    lay_down_melds,
+    parse_card,
+    play_of,
+    random_seed,
+    step_of_melds,
+    turn_can_end,
+)
+
+blueprint = Blueprint("play", __name__)
+MAX_SEED = 2**62
+HINT_SECONDS = 2.0  # the hint's time limit (the analysis page's own)
+
+
+def _signer() -> URLSafeSerializer:
+    return URLSafeSerializer(current_app.config["SECRET_KEY"], salt="play-move")
+
+
+def issue_move_token(player: Player, row: GameRow) -> str:
+    return _signer().dumps([player.public_id, row.id, row.version])
+
+
+def _check_move_token(player: Player, row: GameRow) -> None:
+    try:
+        owner, game_id, version = _signer().loads(request.form.get("token", ""))
+    except (BadSignature, ValueError, TypeError):
+        abort(400, "the move form was not issued by this site: reload the table")
+    if owner != player.public_id or game_id != row.id:
+        abort(400, "the move form belongs to another game or player: reload the table")
+    if version != row.version:
+        abort(400, "this move form was sent already (or the table has moved on): reload the table")
+
+
+# ---- starting a round ---------------------------------------------------------------------------
+
+
+@blueprint.get("/play")
+def start_page() -> str:
+    db = session()
+    player = current_player(db, create=False)
+    games = [] if player is None else list(db.scalars(
+        select(GameRow).where(GameRow.player_id == player.id).order_by(GameRow.created_at.desc()).limit(20)))
+    return render_template("play/start.html", presets=[(name, TITLES[name][0]) for name in PRESETS],
+                           strengths=STRENGTHS, games=games, values=request.args, error=None)
+
+
+def _setup_from(form: Mapping[str, str]) -> Setup:
+    rules = form.get("rules", "progressive")
+    if rules not in PRESETS:
+        raise MoveError(f"no rule set {rules!r}: choose one of {', '.join(PRESETS)}")
+    rounds = len(PRESETS[rules].rounds)
+    try:
+        number = int(form.get("round", "1"))
+        players = int(form.get("players", "4"))
+        seed_text = form.get("seed", "").strip()
+        seed = int(seed_text) if seed_text else random_seed()
+    except ValueError:
+        raise MoveError("the round, the players and the seed are whole numbers") from None
+    if not 1 <= number <= rounds:
+        raise MoveError(f"{rules} has rounds 1 to {rounds}")
+    if not 2 <= players <= 7:
+        raise MoveError("a table has 2 to 7 players")
+    if not 0 <= seed < MAX_SEED:
+        raise MoveError(f"a seed is from 0 to {MAX_SEED - 1}")
+    strength = form.get("strength", "greedy")
+    if strength not in STRENGTHS:
+        raise MoveError(f"the computer plays {', '.join(STRENGTHS)}, not {strength!r}")
+    try:
+        PRESETS[rules].deck_for(players)
+    except ValueError as error:
+        raise MoveError(str(error)) from None
+    return Setup(rules, number, players, 0, strength, seed)
+
+
+@blueprint.post("/play")
+def start() -> BaseResponse | tuple[str, int]:
+    try:
+        setup = _setup_from(request.form)
+        game = Game(setup, [])
+    except MoveError as error:
+        return render_template("play/start.html", presets=[(name, TITLES[name][0]) for name in PRESETS],
+                               strengths=STRENGTHS, games=[], values=request.form, error=str(error)), 400
+    spend("GAMES_PER_ADDRESS", "rounds started from your address")
+    with write_transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        row = GameRow(player_id=player.id, rules=setup.rules, round=setup.round, players=setup.players,
+                      seat=setup.seat, strength=setup.strength, seed=setup.seed,
+                      record=game.round_record()["events"], pending=[], version=0, hints=0,
+                      finished=game.finished)
+        db.add(row)
+    return redirect(url_for("play.table", game_id=row.id), 303)
+
+
+# ---- the table ----------------------------------------------------------------------------------
+
+
+def _setup(row: GameRow) -> Setup:
+    return Setup(row.rules, row.round, row.players, row.seat, row.strength, row.seed)
+
+
+def _owned(db: Session, game_id: str, *, lock: bool = False) -> tuple[Player, GameRow]:
+    """The game and its owner, the cookie's player; 404 for anyone else's or none."""
+    player = current_player(db, create=False, lock=lock)
+    if player is None or len(game_id) > 32:
+        abort(404, "no such game of yours")
+    query = select(GameRow).where(GameRow.id == game_id)
+    if lock:
+        query = query.with_for_update()
+    row = db.scalars(query).one_or_none()
+    if row is None or row.player_id != player.id:
+        abort(404, "no such game of yours")
+    return player, row
+
+
+@blueprint.get("/play/<game_id>")
+def table(game_id: str) -> str:
+    db = session()
+    player, row = _owned(db, game_id)
+    game = Game(_setup(row), row.record)
+    hint = _hint(game, row) if request.args.get("hint") and row.hints else None
+    return render_template("play/table.html", **_table_context(player, row, game, hint=hint))
+
+
+def _table_context(player: Player, row: GameRow, game: Game, *, error: str | None = None,
+                   hint: str | None = None) -> dict[str, Any]:
+    table_ = game.table
+    seat = row.seat
+    pause = game.pause
+    hand: Sequence[Card] = game.hand()
+    melds = [list(m) for m in table_.melds]
+    laid_down = bool(melds[seat])
+    can_end = False
+    if pause is not None and pause.kind == "play" and row.pending:
+        try:
+            turn = game.turn(row.pending)
+        except (MoveError, TableError):
+            turn = None
+        if turn is not None:
+            hand, melds = turn.held(), [list(m) for m in turn.melds]
+            laid_down = laid_down or turn.laid_down_now
+            can_end = turn_can_end(turn)
+    if request.args.get("sort") == "rank":
+        hand = sorted(hand, key=lambda c: (c.rank is None, c.rank or 0, c.sort_key()))
+    rules = game.rules
+    contract = rules.round(row.round).contract
+    seats = [{"seat": s, "name": "You" if s == seat else f"Player {s + 1}",
+              "cards": len(table_.hands[s]), "buys": table_.buys_used[s],
+              "melds": [{"kind": m.kind.value, "cards": [c.token for c in m.cards],
+                         "as": [c.token for c in m.stands_for]} for m in melds[s]]}
+             for s in range(row.players)]
+    face_up = table_.discards[-1].token if table_.discards else None
+    outcome = table_.outcome() if game.finished else None
+    return {
+        "row": row, "game": game, "pause": pause, "hand": [c.token for c in hand], "seats": seats,
+        "face_up": face_up, "offer_open": table_.offer_open, "stock": len(table_.stock),
+        "contract": [f"{spec.kind.value} of {spec.size}" for spec in contract], "laid_down": laid_down,
+        "log": describe_events(row.record, seat), "token": issue_move_token(player, row), "error": error,
+        "hint": hint, "outcome": outcome, "can_end": can_end, "title": f"{TITLES[row.rules][0]} round {row.round}",
+        "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",
+        "substitution": rules.joker_substitution.value != "none", "waiting": game.waiting(),
+        "pending": row.pending, "sort": request.args.get("sort", "suit"),
+    }
+
+
+@blueprint.post("/play/<game_id>/move")
+def move(game_id: str) -> BaseResponse | tuple[str, int]:
+    refused = None
+    with write_transaction() as db:
+        player, row = _owned(db, game_id, lock=True)
+        _check_move_token(player, row)
+        try:
+            _make_move(row, request.form)  # changes the row only once the move is legal
+        except (MoveError, TableError) as error:
+            refused = str(error)
+        else:
+            row.version += 1
+    if refused is not None:  # nothing was changed: the table again, with the engine's message
+        game = Game(_setup(row), row.record)
+        return render_template("play/table.html", **_table_context(player, row, game, error=refused)), 400
+    return redirect(url_for("play.table", game_id=row.id, sort=request.form.get("sort") or None), 303)
+
+
+def _make_move(row: GameRow, form: Mapping[str, str]) -> None:
+    """Apply the form's move to the game row (its record, its turn in progress), or raise."""
+    action = form.get("action", "")
+    setup = _setup(row)
+    game = Game(setup, row.record)
+    if game.finished:
+        raise MoveError("the round is over")
+    pause = game.pause
+    assert pause is not None
+    if action in ("take", "draw", "buy", "pass"):
+        kind = "take" if action in ("take", "draw") else "buy"
+        if pause.kind != kind:
+            raise MoveError(f"you cannot {action} now: {game.waiting()}")
+        _advance(row, setup, (kind, action in ("take", "buy")))
+        return
+    if action == "reset":
+        game.turn([])
+        row.pending = []
+        return
+    turn = game.turn(row.pending)
+    rules = game.rules
+    if action == "lay_down":
+        rows: list[list[Card]] = [[] for _ in rules.round(row.round).contract]
+        held = turn.held()
+        for index, card in enumerate(held):
+            place = form.get(f"place-{index}", "")
+            if place:
+                if not place.isdigit() or not 1 <= int(place) <= len(rows):
+                    raise MoveError(f"no meld row {place!r}")
+                expected = form.get(f"card-{index}")
+                if expected != card.token:
+                    raise MoveError("your hand has changed since the form was drawn: reload the table")
+                rows[int(place) - 1].append(card)
+        step = step_of_melds(lay_down_melds(turn, rules, rows))
+    elif action in ("lay_off", "substitute"):
+        card = parse_card(form.get("card"))
+        target = form.get("meld", "")
+        try:
+            seat_text, _, index_text = target.partition(":")
+            step = {"move": action, "card": card.token, "seat": int(seat_text), "meld": int(index_text)}
+        except ValueError:
+            raise MoveError("choose a meld on the table") from None
+    elif action == "discard":
+        step = {"move": "discard", "card": parse_card(form.get("card")).token}
+    elif action == "end":
+        step = None
+    else:
+        raise MoveError(f"no such move {action!r}")
+    if step is not None:
+        apply_step(turn, rules, step)  # TableError: the engine's message, nothing stored
+    steps = [*row.pending, *([step] if step is not None else [])]
+    if step is not None and step["move"] != "discard" and not turn_can_end(turn):
+        row.pending = steps
+        return
+    if step is None and not turn_can_end(turn):
+        turn.finish()  # raises with the engine's reason
+    _advance(row, setup, ("play", play_of(steps)))
+
+
+def _advance(row: GameRow, setup: Setup, answer: tuple[str, Any]) -> None:
+    game = Game(setup, row.record, answer)
+    row.record = game.round_record()["events"]
+    row.pending = []
+    row.finished = game.finished
+
+
+# ---- hints, the record, the review, again --------------------------------------------------------
+
+
+@blueprint.post("/play/<game_id>/hint")
+def hint(game_id: str) -> BaseResponse:
+    with write_transaction() as db:
+        player, row = _owned(db, game_id, lock=True)
+        _check_move_token(player, row)
+        row.hints += 1
+        row.version += 1
+    return redirect(url_for("play.table", game_id=row.id, hint=1) + "#hint", 303)
+
+
+def _hint(game: Game, row: GameRow) -> str | None:
+    """The analyser's public advice for the decision at hand: outs and the discard table after
+    the draw; the buy verdict for a face-up card on offer."""
+    pause = game.pause
+    if pause is None or game.finished:
+        return None
+    position = game.table.position(row.seat)
+    hand: Sequence[Card] = position.hand
+    if pause.kind == "play":
+        if row.pending:
+            return None
+        offered = None
+    else:
+        offered = pause.card
+    seen = list(position.seen)
+    try:
+        advice = advise(list(hand), game.rules, row.round, players=row.players, seen=seen,
+                        discards=pause.kind == "play", buy=offered if pause.kind == "buy" else None,
+                        time_limit=HINT_SECONDS, buys_used=position.buys_used, bought_last=position.bought_last)
+    except (ValueError, TypeError) as error:
+        return f"The analyser cannot advise here: {error}"
+    return render_advice(advice, game.rules, row.players)
+
+
+@blueprint.get("/play/<game_id>/record.json")
+def record(game_id: str) -> Response:
+    db = session()
+    _, row = _owned(db, game_id)
+    game = Game(_setup(row), row.record)
+    written = game.record()
+    if row.hints:
+        written["hints"] = row.hints
+    return Response(json.dumps(written, ensure_ascii=False, indent=1), mimetype="application/json",
+                    headers={"Content-Disposition": f'attachment; filename="round-{row.id}.json"'})
+
+
+@blueprint.get("/play/<game_id>/review")
+def review(game_id: str) -> str:
+    db = session()
+    _, row = _owned(db, game_id)
+    if not row.finished:
+        abort(400, "the review comes when the round is over")
+    game = Game(_setup(row), row.record)
+    try:
+        reviewed = review_game(game.record(), row.seat)
+    except RecordError as error:  # pragma: no cover - a stored game always replays
+        abort(500, str(error))
+    return render_template("play/review.html", row=row, review=reviewed, title=f"{TITLES[row.rules][0]} round {row.round}")
+
+
+@blueprint.post("/play/<game_id>/again")
+def again(game_id: str) -> BaseResponse:
+    db = session()
+    _, row = _owned(db, game_id)
+    setup = _setup(row)
+    db.rollback()
+    game = Game(setup, [])
+    spend("GAMES_PER_ADDRESS", "rounds started from your address")
+    with write_transaction() as db:
+        player = current_player(db)
+        assert player is not None
+        new = GameRow(player_id=player.id, rules=setup.rules, round=setup.round, players=setup.players,
+                      seat=setup.seat, strength=setup.strength, seed=setup.seed,
+                      record=game.round_record()["events"], pending=[], version=0, hints=0,
+                      finished=game.finished)
+        db.add(new)
+    return redirect(url_for("play.table", game_id=new.id), 303)
+
+
+# ---- the log in words ---------------------------------------------------------------------------
+
+
+def _face(ident: Any) -> str:
+    from analyzer import card_of
+
+    try:
+        return card_of(ident).face
+    except ValueError:
+        return str(ident)
+
+
+def describe_events(events: Sequence[Mapping[str, Any]], me: int) -> list[str]:
+    """The round's events in words, newest last: "Player 3 bought the 7♥ and a penalty card"."""
+    lines = []
+    for event in events:
+        name, seat = event.get("event"), event.get("seat")
+        who = "You" if seat == me else f"Player {seat + 1}" if isinstance(seat, int) else ""
+        card = _face(event.get("card")) if event.get("card") else ""
+        if name == "deal":
+            lines.append(f"The cards are dealt; the {_face(event.get('face_up'))} is turned up.")
+        elif name == "take":
+            lines.append(f"{who} took the {card} from the discard pile.")
+        elif name == "draw":
+            lines.append(f"{who} drew the {card} from the stock." if seat == me else f"{who} drew from the stock.")
+        elif name == "buy":
+            penalty = len(event.get("penalty") or [])
+            extra = "" if not penalty else " and a penalty card" if penalty == 1 else f" and {penalty} penalty cards"
+            lines.append(f"{who} bought the {card}{extra}.")
+        elif name == "lay_down":
+            melds = "; ".join(" ".join(_face(i) for i in m["cards"]) for m in event.get("melds", []))
+            lines.append(f"{who} laid down: {melds}.")
+        elif name in ("lay_off", "substitute"):
+            meld = event.get("meld") or {}
+            owner = "your" if meld.get("seat") == me else f"player {meld.get('seat', 0) + 1}'s"
+            verb = "laid off the" if name == "lay_off" else "took a joker back with the"
+            lines.append(f"{who} {verb} {card} on {owner} meld {meld.get('index', 0) + 1}.")
+        elif name == "discard":
+            lines.append(f"{who} discarded the {card}.")
+        elif name == "reshuffle":
+            lines.append("The discard pile was shuffled into a new stock.")
+        elif name == "go_out":
+            lines.append(f"{who} went out.")
+        elif name == "stop":
+            lines.append("The round stopped unfinished.")
+        elif name == "score":
+            points = event.get("points") or []
+            lines.append("Scores: " + ", ".join(f"{'you' if s == me else f'player {s + 1}'} {p}"
+                                                for s, p in enumerate(points)) + ".")
+    return lines
+
+
+def init_app(app: Flask) -> None:
+    app.config.setdefault("GAMES_PER_ADDRESS", "60 per hour")
