@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -201,28 +203,53 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
 
 
 @blueprint.post("/play/<game_id>/move")
-def move(game_id: str) -> BaseResponse | tuple[str, int]:
-    refused = None
+def move(game_id: str) -> ResponseReturnValue:
+    """One move: checked and played out (the computer's turns too) outside any write lock, then
+    stored in a short write transaction if the game has not moved on meanwhile."""
+    db = session()
+    player, row = _owned(db, game_id)
+    _check_move_token(player, row)
+    setup, version = _setup(row), row.version
+    state = _State(list(row.record), list(row.pending), row.finished)
+    try:
+        _make_move(setup, state, request.form)
+    except (MoveError, TableError) as error:  # nothing was changed: the table again, with the message
+        if _wants_json():
+            return _json_error(str(error))
+        game = Game(setup, row.record)
+        return render_template("play/table.html", **_table_context(player, row, game, error=str(error))), 400
     with write_transaction() as db:
         player, row = _owned(db, game_id, lock=True)
-        _check_move_token(player, row)
-        try:
-            _make_move(row, request.form)  # changes the row only once the move is legal
-        except (MoveError, TableError) as error:
-            refused = str(error)
-        else:
-            row.version += 1
-    if refused is not None:  # nothing was changed: the table again, with the engine's message
-        game = Game(_setup(row), row.record)
-        return render_template("play/table.html", **_table_context(player, row, game, error=refused)), 400
+        if row.version != version:
+            abort(400, "this move form was sent already (or the table has moved on): reload the table")
+        row.record, row.pending, row.finished = state.record, state.pending, state.finished
+        row.version += 1
+    if _wants_json():
+        return Response(json.dumps({"ok": True, "version": version + 1}), mimetype="application/json")
     return redirect(url_for("play.table", game_id=row.id, sort=request.form.get("sort") or None), 303)
 
 
-def _make_move(row: GameRow, form: Mapping[str, str]) -> None:
-    """Apply the form's move to the game row (its record, its turn in progress), or raise."""
+def _wants_json() -> bool:
+    return request.accept_mimetypes.best == "application/json"
+
+
+def _json_error(message: str) -> tuple[Response, int]:
+    return Response(json.dumps({"error": message}, ensure_ascii=False), mimetype="application/json"), 400
+
+
+@dataclass
+class _State:
+    """What a move changes in a game row."""
+
+    record: list[Any]
+    pending: list[Any]
+    finished: bool
+
+
+def _make_move(setup: Setup, state: _State, form: Mapping[str, str]) -> None:
+    """Apply the form's move to ``state`` (the record, the turn in progress), or raise and leave it."""
     action = form.get("action", "")
-    setup = _setup(row)
-    game = Game(setup, row.record)
+    game = Game(setup, state.record)
     if game.finished:
         raise MoveError("the round is over")
     pause = game.pause
@@ -231,35 +258,32 @@ def _make_move(row: GameRow, form: Mapping[str, str]) -> None:
         kind = "take" if action in ("take", "draw") else "buy"
         if pause.kind != kind:
             raise MoveError(f"you cannot {action} now: {game.waiting()}")
-        _advance(row, setup, (kind, action in ("take", "buy")))
+        _advance(state, setup, (kind, action in ("take", "buy")))
         return
     if action == "reset":
         game.turn([])
-        row.pending = []
+        state.pending = []
         return
-    turn = game.turn(row.pending)
+    turn = game.turn(state.pending)
     rules = game.rules
+    step: dict[str, Any] | None
     if action == "lay_down":
-        rows: list[list[Card]] = [[] for _ in rules.round(row.round).contract]
-        held = turn.held()
-        for index, card in enumerate(held):
+        rows: list[list[Card]] = [[] for _ in rules.round(setup.round).contract]
+        for index, card in enumerate(turn.held()):
             place = form.get(f"place-{index}", "")
             if place:
                 if not place.isdigit() or not 1 <= int(place) <= len(rows):
                     raise MoveError(f"no meld row {place!r}")
-                expected = form.get(f"card-{index}")
-                if expected != card.token:
+                if form.get(f"card-{index}") != card.token:
                     raise MoveError("your hand has changed since the form was drawn: reload the table")
                 rows[int(place) - 1].append(card)
         step = step_of_melds(lay_down_melds(turn, rules, rows))
     elif action in ("lay_off", "substitute"):
         card = parse_card(form.get("card"))
-        target = form.get("meld", "")
-        try:
-            seat_text, _, index_text = target.partition(":")
-            step = {"move": action, "card": card.token, "seat": int(seat_text), "meld": int(index_text)}
-        except ValueError:
-            raise MoveError("choose a meld on the table") from None
+        seat_text, _, index_text = form.get("meld", "").partition(":")
+        if not (seat_text.isdigit() and index_text.isdigit()):
+            raise MoveError("choose a meld on the table")
+        step = {"move": action, "card": card.token, "seat": int(seat_text), "meld": int(index_text)}
     elif action == "discard":
         step = {"move": "discard", "card": parse_card(form.get("card")).token}
     elif action == "end":
@@ -268,20 +292,20 @@ def _make_move(row: GameRow, form: Mapping[str, str]) -> None:
         raise MoveError(f"no such move {action!r}")
     if step is not None:
         apply_step(turn, rules, step)  # TableError: the engine's message, nothing stored
-    steps = [*row.pending, *([step] if step is not None else [])]
+    steps = [*state.pending, *([step] if step is not None else [])]
     if step is not None and step["move"] != "discard" and not turn_can_end(turn):
-        row.pending = steps
+        state.pending = steps
         return
     if step is None and not turn_can_end(turn):
         turn.finish()  # raises with the engine's reason
-    _advance(row, setup, ("play", play_of(steps)))
+    _advance(state, setup, ("play", play_of(steps)))
 
 
-def _advance(row: GameRow, setup: Setup, answer: tuple[str, Any]) -> None:
-    game = Game(setup, row.record, answer)
-    row.record = game.round_record()["events"]
-    row.pending = []
-    row.finished = game.finished
+def _advance(state: _State, setup: Setup, answer: tuple[str, Any]) -> None:
+    game = Game(setup, state.record, answer)
+    state.record = game.round_record()["events"]
+    state.pending = []
+    state.finished = game.finished
 
 
 # ---- hints, the record, the review, again --------------------------------------------------------

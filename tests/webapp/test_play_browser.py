@@ -1,0 +1,120 @@
+"""/play in a real browser (Playwright driving Debian's chromium, see conftest.py): a whole
+progressive round 1 against greedy computer players, played by clicking (draw, pass, lay down
+into the contract's rows, discard), the page reloaded mid-round and the round carried on, the
+review opened at the end; the same table at phone width (390 px)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Locator, Page, expect
+
+from analyzer import analyze
+from tests.webapp.conftest import shot
+
+SEED = 3
+
+
+def _act(page: Page, button: Locator) -> None:
+    """Click a move's button and wait for the table to come back (htmx swaps it in place)."""
+    tokens = page.locator("input[name=token]")
+    before = tokens.first.get_attribute("value") if tokens.count() else None
+    button.click()
+    page.wait_for_function(
+        "before => { const t = document.querySelector('input[name=token]'); return !t || t.value !== before; }",
+        arg=before)
+
+
+def _hand(page: Page) -> list[str]:
+    return [token for token in page.locator("#hand .card").evaluate_all("cards => cards.map(c => c.dataset.card)")]
+
+
+def _singleton(tokens: list[str]) -> str:
+    ranks = [t[:-1] for t in tokens]
+    return min((t for t in tokens if t != "JK"), key=lambda t: (ranks.count(t[:-1]), -tokens.index(t)))
+
+
+def _start(page: Page, base: str, players: int = 3) -> None:
+    page.goto(f"{base}/play")
+    page.select_option("#rules", "progressive")
+    page.fill("#round", "1")
+    page.fill("#players", str(players))
+    page.select_option("#strength", "greedy")
+    page.fill("#seed", str(SEED))
+    page.click("#start")
+    expect(page.locator("#decision")).to_be_visible()
+
+
+def _lay_down(page: Page) -> bool:
+    """Lay the contract down through the rows when the analyser says the hand can."""
+    tokens = _hand(page)
+    result = analyze(" ".join(tokens), "progressive", 1)
+    if not result.can_lay_down:
+        return False
+    page.click("#lay-down-box summary")
+    free = list(enumerate(tokens))
+    for row, meld in enumerate(result.melds, start=1):
+        for card in meld.cards:
+            index = next(i for i, t in free if t == card.token)
+            free.remove((index, card.token))
+            page.select_option(f"select[name=place-{index}]", str(row))
+    _act(page, page.locator("#lay-down"))
+    expect(page.locator("#play-error")).to_have_count(0)
+    return True
+
+
+def _play_on(page: Page, base: str, moves: int, reload_at: int | None = None) -> bool:
+    """Make up to ``moves`` decisions; True when the round is over."""
+    for made in range(moves):
+        if made == reload_at:
+            page.reload()
+            expect(page.locator("#decision, #play-end").first).to_be_visible()
+        if page.locator("#play-end").count():
+            return True
+        if page.locator("#draw").count():
+            _act(page, page.locator("#draw"))
+        elif page.locator("#pass").count():
+            _act(page, page.locator("#pass"))
+        elif page.locator("#lay-down").count() and _lay_down(page):
+            continue
+        else:
+            card = _singleton(_hand(page))
+            _act(page, page.locator(f"#discard-form button[value='{card}']"))
+    return bool(page.locator("#play-end").count())
+
+
+def test_a_whole_round_in_the_browser(page: Page, live_server: str) -> None:
+    page.set_viewport_size({"width": 1200, "height": 900})
+    _start(page, live_server)
+    shot(page, "play-start-table")
+    assert _play_on(page, live_server, 200, reload_at=4)
+    shot(page, "play-end")
+    expect(page.locator("#play-end")).to_contain_text("Player")
+    page.click("#review-link")
+    expect(page.locator("#summary")).to_contain_text("decisions", timeout=120_000)
+    expect(page.locator("#turn-1")).to_have_count(1)
+    shot(page, "play-review")
+
+
+def test_the_table_at_phone_width(page: Page, live_server: str) -> None:
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.goto(f"{live_server}/play")
+    shot(page, "play-start-phone")
+    _start(page, live_server, players=4)
+    _play_on(page, live_server, 3)
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390
+    shot(page, "play-table-phone")
+
+
+def test_one_turn_without_javascript(browser: object, live_server: str) -> None:
+    from playwright.sync_api import Browser
+
+    assert isinstance(browser, Browser)
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    _start(page, live_server)
+    page.click("#draw")
+    expect(page.locator("#discard-form")).to_be_visible()
+    card = _singleton(_hand(page))
+    page.click(f"#discard-form button[value='{card}']")
+    expect(page.locator("#log")).to_contain_text("You discarded the")
+    context.close()
