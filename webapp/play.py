@@ -199,6 +199,8 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
         "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",
         "substitution": rules.joker_substitution.value != "none", "waiting": game.waiting(),
         "pending": row.pending, "sort": request.args.get("sort", "suit"),
+        # the log's lines since the person's own last event: the computer's turns, shown one by one
+        "fresh_from": 1 + max((i for i, e in enumerate(row.record) if e.get("seat") == seat), default=0),
     }
 
 

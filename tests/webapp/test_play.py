@@ -334,3 +334,32 @@ def test_a_refused_move_answers_json_when_asked(app: Flask, client: FlaskClient)
                          data={"csrf_token": _csrf(page), "token": _token(page), "action": "discard", "card": "KS"})
     assert answer.status_code == 400 and answer.json is not None and "error" in answer.json
     assert _row(app, game_id).version == 0
+
+
+def test_the_computers_turns_since_your_move_are_marked_new(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="draw")
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="discard", card=_hand(page)[0])
+    page = client.get(f"/play/{game_id}").text
+    new = re.findall(r'<li class="new new-\d">([^<]+)</li>', page)
+    assert new and all(not line.startswith("You") for line in new)
+
+
+def test_a_hint_for_a_buy_is_the_buy_verdict(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client, players="4")
+    for _ in range(80):
+        page = client.get(f"/play/{game_id}").text
+        assert 'id="play-end"' not in page, "the round ended before a buy was offered"
+        if 'id="buy"' in page:
+            break
+        if 'id="draw"' in page:
+            _move(client, game_id, page, action="draw")
+        else:
+            _move(client, game_id, page, action="discard", card=_singleton(_hand(page)))
+    asked = client.post(f"/play/{game_id}/hint", data={"csrf_token": _csrf(page), "token": _token(page)})
+    shown = client.get(asked.headers["Location"]).text
+    assert 'id="hint"' in shown and 'id="buy"' in shown
+    hint = html.unescape(shown.split('id="hint">', 1)[1].split("</pre>", 1)[0])
+    assert "buy" in hint.lower()
