@@ -94,6 +94,9 @@ def test_a_whole_round_plays_to_its_scores_review_and_record(app: Flask, client:
     assert replay(record.json).rounds[0].outcome.finished in (True, False)
     review = client.get(f"/play/{game_id}/review")
     assert review.status_code == 200 and 'id="turn-1"' in review.text
+    link = re.search(r'href="(/analyze\?[^"]+)"', review.text)
+    assert link is not None and "rules=progressive" in link.group(1)
+    assert client.get(html.unescape(link.group(1))).status_code == 200
     again = client.post(f"/play/{game_id}/again", data={"csrf_token": _csrf(page)})
     assert again.status_code == 303
     other = again.headers["Location"].rsplit("/", 1)[1]
