@@ -31,7 +31,7 @@ from analyzer.render import render_advice
 from webapp.db import Game as GameRow
 from webapp.db import Player, session, write_transaction
 from webapp.players import current_player
-from webapp.safety import spend
+from webapp.safety import spend, spend_analysis
 from webapp.tables import (
     STRENGTHS,
     Game,
@@ -338,6 +338,7 @@ def _hint(game: Game, row: GameRow) -> str | None:
     else:
         offered = pause.card
     seen = list(position.seen)
+    spend_analysis()  # a solver run, from the analysis pages' budget
     try:
         advice = advise(list(hand), game.rules, row.round, players=row.players, seen=seen,
                         discards=pause.kind == "play", buy=offered if pause.kind == "buy" else None,

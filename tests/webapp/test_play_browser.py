@@ -8,9 +8,15 @@ from __future__ import annotations
 from playwright.sync_api import Locator, Page, expect
 
 from analyzer import analyze
-from tests.webapp.conftest import shot
+from tests.webapp.conftest import shot as screenshot
 
 SEED = 3
+
+
+def shot(page: Page, name: str) -> None:
+    """The screenshot once the log's new lines have faded in."""
+    page.wait_for_function("document.getAnimations().every(a => a.playState === 'finished')")
+    screenshot(page, name)
 
 
 def _act(page: Page, button: Locator) -> None:
