@@ -15,7 +15,7 @@ SEED = 3
 
 def shot(page: Page, name: str) -> None:
     """The screenshot once the log's new lines have faded in."""
-    page.wait_for_function("document.getAnimations().every(a => a.playState === 'finished')")
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState === 'finished')")
     screenshot(page, name)
 
 
