@@ -119,6 +119,12 @@ def start() -> BaseResponse | tuple[str, int]:
     except MoveError as error:
         return render_template("play/start.html", presets=[(name, TITLES[name][0]) for name in PRESETS],
                                strengths=STRENGTHS, games=[], values=request.form, error=str(error)), 400
+    return _begin(setup, game)
+
+
+def _begin(setup: Setup, game: Game) -> BaseResponse:
+    """Store a game just dealt as the visitor's (a round started counts against the address's
+    limit) and send them to its table."""
     spend("GAMES_PER_ADDRESS", "rounds started from your address")
     with write_transaction() as db:
         player = current_player(db)
@@ -380,17 +386,7 @@ def again(game_id: str) -> BaseResponse:
     _, row = _owned(db, game_id)
     setup = _setup(row)
     db.rollback()
-    game = Game(setup, [])
-    spend("GAMES_PER_ADDRESS", "rounds started from your address")
-    with write_transaction() as db:
-        player = current_player(db)
-        assert player is not None
-        new = GameRow(player_id=player.id, rules=setup.rules, round=setup.round, players=setup.players,
-                      seat=setup.seat, strength=setup.strength, seed=setup.seed,
-                      record=game.round_record()["events"], pending=[], version=0, hints=0,
-                      finished=game.finished)
-        db.add(new)
-    return redirect(url_for("play.table", game_id=new.id), 303)
+    return _begin(setup, Game(setup, []))
 
 
 # ---- the log in words ---------------------------------------------------------------------------
