@@ -26,7 +26,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response as BaseResponse
 
-from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, review_game
+from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, card_of, review_game
 from analyzer.render import render_advice
 from webapp.db import Game as GameRow
 from webapp.db import Player, session, write_transaction
@@ -393,8 +393,6 @@ def again(game_id: str) -> BaseResponse:
 
 
 def _face(ident: Any) -> str:
-    from analyzer import card_of
-
     try:
         return card_of(ident).face
     except ValueError:
