@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from datetime import date
 from pathlib import Path
 
@@ -27,6 +29,14 @@ def test_every_shard_gets_the_figures_of_its_kind(bank: list[Puzzle]) -> None:
     assert lay_down.greedy_solves is not None and lay_down.can_lay_down is not None
     assert 0 <= lay_down.greedy_solves <= lay_down.can_lay_down <= lay_down.puzzles
     assert "greedy solves" in lay_down.line() and "pass" in buy.line() and "goes out" in discard.line()
+    # The counts again, read from the shipped shards' JSON without the puzzles' model.
+    raw = {kind: [json.loads(line) for line in gzip.decompress(
+        (Path("puzzles/bank") / f"may-i-{kind}.jsonl.gz").read_bytes()).decode().splitlines()]
+        for kind in ("buy", "discard", "lay-down")}
+    assert buy.passes == sum(p["answers"] == ["pass"] for p in raw["buy"]) > 0
+    assert discard.lays_down_or_goes_out == sum(
+        p["margin"]["criterion"] in ("lays-down", "goes-out") for p in raw["discard"]) > 0
+    assert lay_down.can_lay_down == sum(p["best_points"] is not None for p in raw["lay-down"]) > 0
 
 
 def test_the_greedy_player_solves_a_cannot_puzzle_and_not_every_lay_down(bank: list[Puzzle]) -> None:
