@@ -55,6 +55,7 @@ MEASURE_GAMES = 60  # self-play rounds behind a shipped going-out table entry
 QUICK_MEASURE_GAMES = 16  # ...and behind one measured on demand (custom rules, other player counts)
 MEASURE_TURNS_EACH = 40  # self-play rounds stop after this many turns each (nobody out: no chance)
 MIN_AT_RISK = 24  # turns with fewer players still in play than this are pooled with the later ones
+BUY_WITHIN: int | None = None  # a hand this near its contract buys a card its plan misses (None: any)
 REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again
 
 
@@ -184,6 +185,12 @@ class SimulatedPlayer:
         self._wild_cards = frozenset(card for card in ALL_CARD_KINDS if self.rules.is_wild(card))
         self._cost = {card: (points[card], card.sort_key()) for card in ALL_CARD_KINDS}  # costliest: the largest
         self._lay_off_order = {card: (-points[card], card.sort_key()) for card in ALL_CARD_KINDS}  # costliest first
+        contract = self.round_rule.contract
+        self._set_in_contract = any(spec.kind != MeldKind.RUN for spec in contract)
+        # A run's reach: two naturals of a suit this many places apart or nearer share a run (0: no run).
+        self._run_reach = min((spec.size for spec in contract if spec.kind == MeldKind.RUN), default=0)
+        self._places = {card: run_places(card, self.rules) for card in ALL_CARD_KINDS
+                        if card not in self._wild_cards and card.rank is not None}
         # Every meld its laid-down hands have had, with the cards tried on it: ``extend_meld``'s
         # answer (None: it does not fit). A meld meets the same few cards turn after turn.
         self._lay_offs: dict[PlacedMeld, Tried] = {}
@@ -264,7 +271,8 @@ class SimulatedPlayer:
         if state.away is None or state.away == 0:
             return False
         if state.away > REPLAN_WITHIN:
-            return card in state.missing or (card in self._wild_cards and bool(state.missing))
+            return (card in state.missing or (card in self._wild_cards and bool(state.missing))
+                    or self._makes_meld(state.held, card))
         if not self.may_help(state, card):
             return False
         closer = self.solver.lay_down(state.held + (card,))
@@ -282,8 +290,8 @@ class SimulatedPlayer:
         if state.laid_down or state.away is None or state.away == 0:
             return False
         short = len(state.held) + 1 < self.cards_to_lay_down
-        completes = state.away <= 1 and not self.go_out_round  # the buy lays the hand down
-        if not (penalty == 0 or completes or short):
+        near = not self.go_out_round and (BUY_WITHIN is None or state.away <= BUY_WITHIN)
+        if not (penalty == 0 or near or short):
             return False
         return card in state.missing or (card in self._wild_cards and bool(state.missing))
 
@@ -335,7 +343,7 @@ class SimulatedPlayer:
             return self._after_lay_down(state, drawn)
         if turns_left is not None and state.away is not None and state.away > turns_left:
             return self._keep_plan(state, drawn)
-        if state.away is not None and state.away > REPLAN_WITHIN:
+        if state.away is not None and state.away > REPLAN_WITHIN and not self._makes_meld(state.held, drawn):
             return self._keep_plan(state, drawn)  # far from the contract: it follows its plan
         if state.away is not None and not self.may_help(state, drawn):
             if state.away == 0 and not self.go_out_round and self._holds_plan(state):
@@ -430,8 +438,8 @@ class SimulatedPlayer:
         away = None if away is None else away - filled
         held = list(state.held) + [drawn]
         wild_cards = self._wild_cards
-        discard = self._costliest([c for c in unused if c not in wild_cards] or unused
-                                  or [c for c in held if c not in wild_cards] or held)
+        discard = self._loosest([c for c in unused if c not in wild_cards] or unused
+                                or [c for c in held if c not in wild_cards] or held, held)
         held.remove(discard)
         if discard in unused:
             unused.remove(discard)
@@ -484,9 +492,56 @@ class SimulatedPlayer:
         wild_cards = self._wild_cards
         choices = ([c for c in unused if c not in wild_cards] or list(unused)
                    or [c for c in lay_down.hand if c not in wild_cards] or list(lay_down.hand))
-        return self._costliest(choices)
+        return self._loosest(choices, lay_down.hand)
 
     # -- card facts and lay-offs, looked up ------------------------------------------------------
+
+    def _loosest(self, cards: Sequence[Card], held: Sequence[Card]) -> Card:
+        """The card of ``cards`` to part with: a loose one (no other natural of ``held`` makes a
+        near-meld with it: a pair for a set, two cards of a suit within a run's reach) before
+        one that is part of a near-meld, and of those the costliest. A near-meld the plan leaves
+        unused is the hand's second chance: kept, a card drawn later may make it a meld."""
+        if len(cards) == 1:
+            return cards[0]
+        near = self._near_set(held)
+        return max(cards, key=lambda card: (card not in near, self._cost[card]))
+
+    def _makes_meld(self, held: Sequence[Card], card: Card) -> bool:
+        """Whether the natural ``card`` turns a near-meld of ``held`` into a meld of three
+        naturals: a pair of its rank into a set, or two of its suit into three places of one
+        run's window. A far hand that follows its plan solves again for such a card: the plan
+        was made without it."""
+        if card in self._wild_cards:
+            return False
+        naturals = [c for c in held if c not in self._wild_cards]
+        if self._set_in_contract and sum(1 for c in naturals if c.rank == card.rank) >= 2:
+            return True
+        reach = self._run_reach
+        if reach:
+            places = {p for c in naturals if c.suit == card.suit and c.rank != card.rank for p in self._places[c]}
+            for place in self._places[card]:
+                for first in range(place - reach + 1, place + 1):
+                    if len(places & set(range(first, first + reach))) >= 2:
+                        return True
+        return False
+
+    def _near_set(self, held: Sequence[Card]) -> set[Card]:
+        """The naturals of ``held`` in a near-meld the contract asks for: a pair of a rank (a set
+        in the contract), or two of a suit whose places are within a run's length (a run)."""
+        naturals = [card for card in held if card not in self._wild_cards]
+        near: set[Card] = set()
+        if self._set_in_contract:
+            ranks = Counter(card.rank for card in naturals)
+            near.update(card for card in naturals if ranks[card.rank] >= 2)
+        if self._run_reach:
+            places = self._places
+            for i, card in enumerate(naturals):
+                for other in naturals[i + 1:]:
+                    if other.suit == card.suit and other.rank != card.rank and any(
+                            0 < abs(a - b) < self._run_reach for a in places[card] for b in places[other]):
+                        near.add(card)
+                        near.add(other)
+        return near
 
     def _costliest(self, cards: Sequence[Card]) -> Card:
         """The card worth the most points (of two worth as much, the later in card order)."""
