@@ -213,16 +213,19 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # model got a tighter relaxation (the same optima, other ties). Progressive 6, pagat 7, shanghai 7
 # and shanghai-powe 8, the tables whose contracts hold two runs or more, were recorded again when
 # the same-suit rule between runs came to be taken up lazily (SolverOptions.same_suit_rule_lazily,
-# generator puzzles-6: the same optima, other ties); the other four did not change.
+# generator puzzles-6: the same optima, other ties); the other four did not change. All but
+# kolsov 10 were recorded again when the simulated player came to keep its near-melds, re-plan
+# for a meld and buy what its plan misses (a deliberate change of play, measured against greedy
+# in docs/strength.md); kolsov 10's hands, never near their contract, play as before.
 RECORDED_TABLES = [
-    ("progressive", 6, 4, 11, "328a809b2f54571a"),
-    ("pagat", 7, 4, 12, "1504a6d84ad238f7"),
-    ("shanghai", 7, 3, 13, "84a34dd2c8d8ce6a"),
-    ("shanghai-powe", 8, 5, 14, "c94f6cccfd15b7ac"),
+    ("progressive", 6, 4, 11, "38eec6174de6f6f0"),
+    ("pagat", 7, 4, 12, "ac557c5cf25648f7"),
+    ("shanghai", 7, 3, 13, "351e9b1c88146276"),
+    ("shanghai-powe", 8, 5, 14, "68350ac9fe313c3c"),
     ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
-    ("eveleigh", 12, 4, 16, "22fc2190c480a44a"),
-    ("may-i", 2, 5, 17, "89b6f94c870f964c"),
-    ("ill-buy-it", 8, 3, 18, "6e9495a0c712d71e"),
+    ("eveleigh", 12, 4, 16, "7170b64ff72e31d0"),
+    ("may-i", 2, 5, 17, "aa218c33ce91a4e4"),
+    ("ill-buy-it", 8, 3, 18, "584800a7faf58fdb"),
 ]
 
 
