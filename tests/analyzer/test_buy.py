@@ -173,7 +173,10 @@ def test_a_joker_that_shortens_the_contract_is_worth_more_than_its_fifty_points(
     penalty cards, but it takes the hand from 2 cards away to 1."""
     advice = buy("7C 7D 7S 4H 5H 6H 9S 10S JS KD 3C", "JK", "shanghai", 6)
     assert "takes you from 2 cards away to 1" in advice.reason
-    clear(advice, Verdict.BUY)
+    # Against the table buying is the better choice but not a clear one: the simulated player
+    # that plays the passing hand lays down in most rounds without the joker (83% on 400 rounds,
+    # 95% buying), so the difference (-4.0 on 400 rounds) stays inside the margin (7.2).
+    assert advice.verdict is Verdict.CLOSE_CALL and advice.difference < 0
     assert advice.buying.lay_down_probability > advice.passing.lay_down_probability
 
 
@@ -490,29 +493,35 @@ def _with_figures(monkeypatch: pytest.MonkeyPatch, passing: tuple[float, float],
 # falls to 3 (close call -> pass: 10.0 against 12.6 -> 3.0, 5.3 against 10.46 -> 3.0, 7.75 against
 # 7.75 -> 4.23, 5.52 against 9.87 -> 3.0); in pagat 2 and shanghai-powe 2 the others hold far more
 # than the player, and the margin grew (pass -> close call: 3.25 against 3.0 -> 4.35, 5.5 against
-# 3.0 -> 5.93).
+# 3.0 -> 5.93). All but four recorded again when the simulated player (every seat's model of
+# play) came to keep its near-melds, re-plan for a meld and buy what its plan misses: 17 moved,
+# 15 keeping their verdict (e.g. contract 2 QS pass 11.64 -> 5.68, ill-buy-it 2 AH buy -22.1 ->
+# -17.19, ill-buy-it 8 6D pass 10.0 -> 22.5), two changing it: progressive 7 8H pass -> close
+# call (11.68 -> 1.31 against a margin of 3.0 -> 4.26) and may-i 7 6D pass -> close call (5.3
+# -> 2.9 against 3.0). The horizon-1 eveleigh 9, pagat 2, shanghai-powe 2 and kolsov 2 cases did
+# not move.
 PINNED_VERDICTS = [
-    ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "98cd970c9ddafc64"),
-    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "b63781e3a4c0f940"),
-    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "617c83dd27e9c7e8"),
+    ("progressive", 2, "7H 8H 10H 5C 5D 5S KC", "9H", {}, "a32c96b7b7cff7dd"),
+    ("progressive", 7, "7H 3H 4C 8C 4C 3H 3C 9C 4H 6H 6C 7H", "8H", {}, "6d737b2a6018ca49"),
+    ("contract", 2, "KC QC JD QD 5C 9D 5H 3C AD JH", "QS", {}, "365db562c155d721"),
     ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 1}, "1c6aeb6f2adf444f"),
-    ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "bfbe0c8f6f4accdf"),
-    ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "5ffb12589a7a0f53"),
-    ("ill-buy-it", 7, "8C 3D 4C 4D 7D JK 7C 4D 5D 2D 5C 6D", "2C", {"horizon": 3, "rollouts": 20}, "fd931291ef6b55b5"),
-    ("ill-buy-it", 8, "4H 3D 9H JK 9D JK 8D 7D 8H JK 4H 4D 7H", "6D", {"horizon": 3, "rollouts": 20}, "37e4bdc6d22095c7"),
-    ("contract", 2, "10C 6D 6C 7D 10D 10C JD 5C JD 9D", "JK", {"horizon": 3, "rollouts": 20}, "a93c94091d7f365b"),
+    ("progressive", 6, "4C 7D 7C 3D 3D AC 7D 5C 6C 5D 2D", "AD", {"horizon": 3, "rollouts": 20}, "65ef56ba2280c97e"),
+    ("ill-buy-it", 2, "AS AS 5S JK 3H 4S 4S", "AH", {"horizon": 3, "rollouts": 20}, "fe74228e41bbf8f5"),
+    ("ill-buy-it", 7, "8C 3D 4C 4D 7D JK 7C 4D 5D 2D 5C 6D", "2C", {"horizon": 3, "rollouts": 20}, "57bcb444dae450e7"),
+    ("ill-buy-it", 8, "4H 3D 9H JK 9D JK 8D 7D 8H JK 4H 4D 7H", "6D", {"horizon": 3, "rollouts": 20}, "385396223fa8edcd"),
+    ("contract", 2, "10C 6D 6C 7D 10D 10C JD 5C JD 9D", "JK", {"horizon": 3, "rollouts": 20}, "32f49c3be444ab50"),
     ("pagat", 2, "JK 10C 6D 6C 7D 10D 10C JK 5C JD", "8D", {"horizon": 3, "rollouts": 20}, "1920dd3dca8e82f9"),
-    ("pagat", 7, "4S 10S 9S JK 7S 7D 5S 4S 7S 8S 9S JK", "6D", {"horizon": 3, "rollouts": 20}, "a72c243c0bb566c8"),
-    ("may-i", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC", "KD", {"horizon": 3, "rollouts": 20}, "015b9186975ec051"),
-    ("may-i", 7, "8S 9S 7S 7D 5S 4S 7S 8S 10S JK 10D 4S", "6D", {"horizon": 3, "rollouts": 20}, "96cede99bee0c63a"),
-    ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "5f67adf4b47df5bf"),
-    ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "d819421dddc3a89a"),
+    ("pagat", 7, "4S 10S 9S JK 7S 7D 5S 4S 7S 8S 9S JK", "6D", {"horizon": 3, "rollouts": 20}, "501de31aebf24917"),
+    ("may-i", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC", "KD", {"horizon": 3, "rollouts": 20}, "399f5893d2db8828"),
+    ("may-i", 7, "8S 9S 7S 7D 5S 4S 7S 8S 10S JK 10D 4S", "6D", {"horizon": 3, "rollouts": 20}, "7c9a954fa9ee4eb4"),
+    ("shanghai", 2, "8C AH 9S 9H 5D JD 9H AC 5S KC KD", "JC", {"horizon": 3, "rollouts": 20}, "fe316c5266064343"),
+    ("shanghai", 7, "9C 4C 4H 10H 9H JK 7H 7C 5H 4H 7H", "8H", {"horizon": 3, "rollouts": 20}, "6ce49eeb0e50d9f4"),
     ("shanghai-powe", 2, "7C 7D 10D 10C 6D 5C JK JD JK 9D", "5D", {"horizon": 3, "rollouts": 20}, "0edcb721d82dbe05"),
-    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "7e0de0ebee52e712"),
+    ("shanghai-powe", 8, "4D 6D 6H 3D 4H 7H 4H 8H 7H 8H", "3H", {"horizon": 3, "rollouts": 20}, "247d5c9f417b21c6"),
     ("kolsov", 2, "7H 7S 10S 10H 6S 5H JK JS JK 9S 5S", "6H", {"horizon": 3, "rollouts": 20}, "aae5be24323015b2"),
-    ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "e20d747ef161a3c8"),
-    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "7d98816ffa8a11ab"),
-    ("eveleigh", 12, "9D 4H 9H 6H JK 8H 6D 6H JK 5H 3D", "7D", {"horizon": 3, "rollouts": 20}, "30c49d076c1642ce"),
+    ("kolsov", 10, "5S 7S 4S 8S 3S 4C 6S 5S 8C 2S 7S", "6C", {"horizon": 2, "rollouts": 8}, "05e26cf335d72343"),
+    ("eveleigh", 9, "2D 4H JK 7H 5H 2H 6D 4H 7D JK JK", "2H", {"horizon": 3, "rollouts": 8}, "62b284bde0c5657b"),
+    ("eveleigh", 12, "9D 4H 9H 6H JK 8H 6D 6H JK 5H 3D", "7D", {"horizon": 3, "rollouts": 20}, "1460056a0874c6c5"),
 ]
 
 
