@@ -37,8 +37,8 @@ from typing import Protocol
 
 from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
 from analyzer.hand import deck_copies
-from analyzer.melds import card_at, meld_problems, run_places, run_span, within_wild_limits
-from analyzer.moves import LayOff, Move, TableError, Turn, play_turn
+from analyzer.melds import meld_problems, run_places, run_span
+from analyzer.moves import LayOff, Move, TableError, Turn, grown, play_turn
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import PRESETS, DeckRule, DiscardToGoOut, MeldKind, Rules, preset
@@ -59,53 +59,19 @@ BUY_WITHIN: int | None = None  # a hand this near its contract buys a card its p
 REPLAN_WITHIN = 1  # a hand farther than this from its contract follows its plan without solving again
 
 
+# The other players' melds a player may lay off on: (seat, its melds), by seat.
+Others = Sequence[tuple[int, Sequence[PlacedMeld]]]
+
+
 # ---- melds on the table --------------------------------------------------------------------------
 
 
 def extend_meld(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
-    """The meld with ``card`` laid off on it, or None when the card does not fit: a natural of the
-    set's rank, or of the run's suit next to either end; a wild card standing for the next place up
-    (else down). Within the rule set's wild limits (``analyzer.melds.within_wild_limits``) and run
-    length."""
-    if rules.is_wild(card):
-        extended = _with_wild(meld, card, rules)
-        return extended if extended is not None and within_wild_limits(extended, rules) else None
-    if meld.kind != MeldKind.RUN:
-        rank = next((c.rank for c in meld.stands_for if c.rank is not None), None)
-        if card.rank != rank:
-            return None
-        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
-    suit = meld.stands_for[0].suit
-    if card.suit != suit:
-        return None
-    first, last = run_span(meld)
-    if last - first + 1 >= rules.max_run_length:
-        return None
-    positions = rules.run_positions()  # the ace and 2-place rules
-    places = run_places(card, rules)
-    if last + 1 in places and last < positions[-1]:
-        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card,))
-    if first - 1 in places and first > positions[0]:
-        return PlacedMeld(meld.kind, (card,) + meld.cards, (card,) + meld.stands_for)
-    return None
-
-
-def _with_wild(meld: PlacedMeld, card: Card, rules: Rules) -> PlacedMeld | None:
-    """``extend_meld`` for a wild card, before the wild limits: in a set it stands for the set's
-    rank, in a run for the next place up, else down (None: the run has no room)."""
-    if meld.kind != MeldKind.RUN:
-        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (meld.stands_for[0],))
-    first, last = run_span(meld)
-    if last - first + 1 >= rules.max_run_length:
-        return None
-    suit = meld.stands_for[0].suit
-    assert suit is not None
-    positions = rules.run_positions()
-    if last < positions[-1]:
-        return PlacedMeld(meld.kind, meld.cards + (card,), meld.stands_for + (card_at(last + 1, suit),))
-    if first > positions[0]:
-        return PlacedMeld(meld.kind, (card,) + meld.cards, (card_at(first - 1, suit),) + meld.stands_for)
-    return None
+    """The meld with ``card`` laid off on it, or None when the card does not fit: the table's
+    own test (``analyzer.moves.grown``, at the high end of a run when the card fits there, else
+    the low), without its reason."""
+    made = grown(meld, card, rules)
+    return None if isinstance(made, str) else made
 
 
 def meld_is_valid(meld: PlacedMeld, rules: Rules) -> bool:
@@ -152,6 +118,7 @@ class TurnResult:
     lay_offs: tuple[tuple[int, Card], ...]  # (index of the player's meld, card), in order
     discard: Card | None
     went_out: bool
+    moves: tuple[Move, ...] = ()  # lay-offs on the other players' melds, in order
 
 
 class SimulatedPlayer:
@@ -336,11 +303,15 @@ class SimulatedPlayer:
 
     # -- a turn --------------------------------------------------------------------------------------
 
-    def play_turn(self, state: PlayerState, drawn: Card, turns_left: int | None = None) -> TurnResult:
+    def play_turn(self, state: PlayerState, drawn: Card, turns_left: int | None = None,
+                  others: Others = ()) -> TurnResult:
         """The turn after drawing (or taking) ``drawn``. ``turns_left`` (this one included), when
-        known, lets a hand that cannot lay down in time skip the solver."""
+        known, lets a hand that cannot lay down in time skip the solver. ``others``: the other
+        players' melds, by seat, that a laid-down hand may lay off on (where the rules allow)."""
+        if not self.rules.lay_off_on_others:
+            others = ()
         if state.laid_down:
-            return self._after_lay_down(state, drawn)
+            return self._after_lay_down(state, drawn, others)
         if turns_left is not None and state.away is not None and state.away > turns_left:
             return self._keep_plan(state, drawn)
         if state.away is not None and state.away > REPLAN_WITHIN and not self._makes_meld(state.held, drawn):
@@ -348,7 +319,7 @@ class SimulatedPlayer:
         if state.away is not None and not self.may_help(state, drawn):
             if state.away == 0 and not self.go_out_round and self._holds_plan(state):
                 # The best lay-down stands; the drawn card is one more leftover card.
-                return self._lay_down(state.plan, list(state.unused) + [drawn])
+                return self._lay_down(state.plan, list(state.unused) + [drawn], others)
             return self._keep_plan(state, drawn)
         if self._too_few_to_go_out(len(state.held) + 1):
             # No lay-down (never, as the solver would say of the hand and of the hand less any
@@ -358,12 +329,12 @@ class SimulatedPlayer:
             discard = self._costliest([c for c in hand if c not in self._wild_cards] or hand)
             hand.remove(discard)
             return TurnResult(self.start(hand), (), (), discard, False)
-        quick = self._plain_turn(state.held + (drawn,))
+        quick = self._plain_turn(state.held + (drawn,), others)
         if quick is not None:
             return quick
         play = best_turn(self.solver, state.held + (drawn,))
         if play is not None:
-            return self._finish_lay_down(play.melds, play.discard, play.kept, play.goes_out)
+            return self._finish_lay_down(play.melds, play.discard, play.kept, play.goes_out, others)
         lay_down = self.solver.lay_down(state.held + (drawn,))
         discard = self.discard_choice(lay_down)
         rest = list(lay_down.hand)
@@ -378,7 +349,7 @@ class SimulatedPlayer:
             after = self.start(rest)
         return TurnResult(after, (), (), discard, False)
 
-    def _plain_turn(self, hand: tuple[Card, ...]) -> TurnResult | None:
+    def _plain_turn(self, hand: tuple[Card, ...], others: Others = ()) -> TurnResult | None:
         """The turn's play without ``best_turn``: the whole hand's best lay-down with its
         costliest leftover card discarded. That is the best play (fewest points kept) unless a
         melded card is costlier than that discard and the leftover cards can take its place,
@@ -407,26 +378,37 @@ class SimulatedPlayer:
         kept.remove(discard)
         if not kept and rules.discard_to_go_out == DiscardToGoOut.NEVER:
             return None
-        return self._finish_lay_down(whole.melds, discard, kept, not kept)
+        return self._finish_lay_down(whole.melds, discard, kept, not kept, others)
 
     def _holds_plan(self, state: PlayerState) -> bool:
         """Whether the hand holds every card of its plan's melds (a wild card that filled a
         missing place stands in the plan as the card it replaced: the hand is solved again)."""
         return not Counter(card for meld in state.plan for card in meld.cards) - Counter(state.held)
 
-    def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card]) -> TurnResult:
+    def _lay_down(self, melds: tuple[PlacedMeld, ...], leftover: list[Card], others: Others = ()) -> TurnResult:
         """Lay down ``melds`` with these cards left over, then discard the costliest of them
         (keeping a last card the rules forbid going out by discarding)."""
         if not leftover or (len(leftover) == 1 and self.rules.discard_to_go_out == DiscardToGoOut.NEVER):
-            return self._finish_lay_down(melds, None, tuple(leftover), not leftover)
+            return self._finish_lay_down(melds, None, tuple(leftover), not leftover, others)
         discard = self._costliest(leftover)
         leftover.remove(discard)
-        return self._finish_lay_down(melds, discard, tuple(leftover), not leftover)
+        return self._finish_lay_down(melds, discard, tuple(leftover), not leftover, others)
 
     def _finish_lay_down(self, melds: tuple[PlacedMeld, ...], discard: Card | None, kept: Sequence[Card],
-                         goes_out: bool) -> TurnResult:
-        after = self._remember(PlayerState(sorted_cards(kept), melds))
-        return TurnResult(after, melds, (), discard, goes_out)
+                         goes_out: bool, others: Others = ()) -> TurnResult:
+        """Lay down ``melds``, discard ``discard`` and keep ``kept``; where the rules let a
+        player lay off on the turn it lays down (``lay_off_same_turn``), the kept cards that fit
+        a meld on the table go first (costliest first, as ``_after_lay_down``), and the hand
+        goes out when none is left. A last card the rules forbid discarding to go out stays."""
+        if not (kept and self.rules.lay_off_same_turn):
+            after = self._remember(PlayerState(sorted_cards(kept), melds))
+            return TurnResult(after, melds, (), discard, goes_out)
+        hand = sorted(kept, key=self._lay_off_order.__getitem__)
+        grown_melds = list(melds)
+        keep = 1 if discard is not None and self.rules.discard_to_go_out == DiscardToGoOut.NEVER else 0
+        lay_offs, moves = self._lay_off_all(hand, grown_melds, others, keep)
+        after = self._remember(PlayerState(sorted_cards(hand), tuple(grown_melds)))
+        return TurnResult(after, melds, tuple(lay_offs), discard, not hand, tuple(moves))
 
     def _keep_plan(self, state: PlayerState, drawn: Card) -> TurnResult:
         """A turn whose card cannot bring the hand closer (or cannot in time): the plan stays, the
@@ -449,29 +431,17 @@ class SimulatedPlayer:
         after = PlayerState(sorted_cards(held), (), away, tuple(unused), tuple(missing), state.plan)
         return TurnResult(self._remember(after), (), (), discard, False)
 
-    def _after_lay_down(self, state: PlayerState, drawn: Card) -> TurnResult:
-        """Lay off every card that fits a meld, costliest first, then discard the costliest of
-        the rest; go out when the hand empties as ``discard_to_go_out`` allows."""
+    def _after_lay_down(self, state: PlayerState, drawn: Card, others: Others = ()) -> TurnResult:
+        """Lay off every card that fits a meld (its own, then the other players' in ``others``),
+        costliest first, then discard the costliest of the rest; go out when the hand empties as
+        ``discard_to_go_out`` allows."""
         rules = self.rules
         hand = sorted(state.held + (drawn,), key=self._lay_off_order.__getitem__)  # costliest first
         melds = list(state.melds)
-        tried = self._tried_on(melds)
-        lay_offs: list[tuple[int, Card]] = []
         must_discard = rules.discard_to_go_out == DiscardToGoOut.REQUIRED
-        # The costliest card that fits goes on the first meld it fits; then the cards are looked
-        # at again from the costliest, as the longer meld may take one that did not fit before.
-        laid_off = True
-        while laid_off and not (must_discard and len(hand) == 1):  # the last card is for the discard that goes out
-            laid_off = False
-            for position, card in enumerate(hand):
-                fit = self._lay_off(melds, tried, card)
-                if fit is not None:
-                    index, extended = fit
-                    melds[index], tried[index] = extended, self._tried(extended)
-                    del hand[position]
-                    lay_offs.append((index, card))
-                    laid_off = True
-                    break
+        # the last card is for the discard that goes out
+        lay_offs, moves = self._lay_off_all(hand, melds, others, 1 if must_discard else 0)
+        tried = self._tried_on(melds)
         discard: Card | None = None
         if len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.NEVER:
             pass  # it may not go out by discarding: the last card waits for a meld it fits
@@ -483,7 +453,43 @@ class SimulatedPlayer:
             discard = self._costliest(hand)
             hand.remove(discard)
         after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
-        return TurnResult(after, (), tuple(lay_offs), discard, not hand)
+        return TurnResult(after, (), tuple(lay_offs), discard, not hand, tuple(moves))
+
+    def _lay_off_all(self, hand: list[Card], melds: list[PlacedMeld], others: Others,
+                     keep: int) -> tuple[list[tuple[int, Card]], list[Move]]:
+        """Lay off the cards of ``hand`` (costliest first) that fit: on the first of its own
+        ``melds`` a card fits, else on the first meld of ``others`` (by seat), until ``keep``
+        cards are left; ``hand`` and ``melds`` change in place. The lay-offs on its own melds
+        (index, card) and on the others' (``LayOff`` moves), each in order."""
+        tried = self._tried_on(melds)
+        theirs = [(seat, list(seat_melds)) for seat, seat_melds in others]
+        their_tried = [self._tried_on(seat_melds) for _, seat_melds in theirs]
+        lay_offs: list[tuple[int, Card]] = []
+        moves: list[Move] = []
+        # The costliest card that fits goes on the first meld it fits; then the cards are looked
+        # at again from the costliest, as the longer meld may take one that did not fit before.
+        laid_off = True
+        while laid_off and len(hand) > keep:
+            laid_off = False
+            for position, card in enumerate(hand):
+                fit = self._lay_off(melds, tried, card)
+                if fit is not None:
+                    index, extended = fit
+                    melds[index], tried[index] = extended, self._tried(extended)
+                    lay_offs.append((index, card))
+                else:
+                    for (seat, seat_melds), seat_tried in zip(theirs, their_tried):
+                        fit = self._lay_off(seat_melds, seat_tried, card)
+                        if fit is not None:
+                            index, extended = fit
+                            seat_melds[index], seat_tried[index] = extended, self._tried(extended)
+                            moves.append(LayOff(card, seat, index))
+                            break
+                if fit is not None:
+                    del hand[position]
+                    laid_off = True
+                    break
+        return lay_offs, moves
 
     def discard_choice(self, lay_down: LayDown) -> Card:
         """The costliest natural card the nearest plan leaves unused (else any unused card, else
@@ -595,8 +601,12 @@ class SimulatedPlayer:
         assert seat.drawn is not None
         before = list(seat.hand)
         before.remove(seat.drawn)
-        result = self.play_turn(self.start(before, seat.melds), seat.drawn)
-        return Play(result.laid_down, result.lay_offs, result.discard)
+        # A view of the whole table (the arena's) shows every seat's melds; the table's own
+        # ``SeatView`` shows the seat's melds only, and then it lays off on those alone.
+        table: Sequence[Sequence[PlacedMeld]] = getattr(seat, "table", ())
+        others = tuple((other, tuple(melds)) for other, melds in enumerate(table) if other != seat.seat and melds)
+        result = self.play_turn(self.start(before, seat.melds), seat.drawn, others=others)
+        return Play(result.laid_down, result.lay_offs, result.discard, result.moves)
 
 
 # ---- the table -----------------------------------------------------------------------------------

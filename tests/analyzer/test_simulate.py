@@ -372,6 +372,72 @@ def test_a_laid_down_player_tries_each_card_on_a_meld_once(monkeypatch: pytest.M
     assert player.play_turn(state, Card.parse("KS")) == first and len(asked) == tried
 
 
+@pytest.mark.parametrize(("on_others", "laid_off", "moves", "discard", "out"), [
+    (True, ["KS"], ["8D"], "3C", True),  # the 8D fits only another player's run: out
+    (False, ["KS"], [], "8D", False),  # own melds only: the costlier 8D goes, the 3C stays
+])
+def test_a_laid_down_player_lays_off_on_the_other_players_melds_where_the_rules_allow(
+        on_others: bool, laid_off: list[str], moves: list[str], discard: str, out: bool) -> None:
+    rules = dataclasses.replace(preset("progressive"), lay_off_on_others=on_others)
+    player = SimulatedPlayer(RoundSolver(rules, 3, rules.deck_for(4), 5.0))
+    state = PlayerState(parse_cards("8D 3C"), (run("9S 10S JS QS"), run("3H 4H 5H 6H")))
+    theirs = ((2, (run("4D 5D 6D 7D"),)),)
+    result = player.play_turn(state, Card.parse("KS"), others=theirs)
+    assert [card.token for _, card in result.lay_offs] == laid_off
+    assert [(move.card.token, move.seat, move.meld) for move in result.moves] == [(m, 2, 0) for m in moves]
+    assert result.discard == Card.parse(discard) and result.went_out == out
+
+
+def test_the_full_rules_lay_offs_pass_the_tables_check() -> None:
+    """A round whose rules allow every lay-off (may-i: on any meld, on the turn it lays down):
+    simulated players at the table lay off on the others' melds when shown the whole table, and
+    the table accepts every play."""
+    rules = preset("may-i")
+    solver = RoundSolver(rules, 2, rules.deck_for(4), 5.0)
+    player = SimulatedPlayer(solver)
+
+    @dataclasses.dataclass(frozen=True)
+    class WholeTable(SeatView):
+        table: tuple[tuple[PlacedMeld, ...], ...] = ()
+
+    class Seeing:
+        def __init__(self, table: Table) -> None:
+            self.table = table
+
+        def wants_discard(self, seat: SeatView, card: Card) -> bool:
+            return player.wants_discard(seat, card)
+
+        def wants_to_buy_at(self, seat: SeatView, card: Card) -> bool:
+            return player.wants_to_buy_at(seat, card)
+
+        def choose_play_after_draw(self, seat: SeatView) -> Play:
+            own = {field.name: getattr(seat, field.name) for field in dataclasses.fields(seat)}
+            whole = WholeTable(**own, table=tuple(tuple(melds) for melds in self.table.melds))
+            return player.choose_play_after_draw(whole)
+
+    others = 0
+    for seed in range(6):
+        table = Table.deal(rules, 2, players=4, seed=seed)
+        table.policies = [Seeing(table)] * 4
+        table.play()
+        others += sum(1 for event in table.events if event.kind is EventKind.LAY_OFF
+                      and event.meld is not None and event.meld[0] != event.seat)
+    assert others > 0
+
+
+def test_it_lays_off_on_the_turn_it_lays_down_where_the_rules_allow() -> None:
+    """Progressive lays down the contract exactly (a set of 3, a run of 4): the 5♣ and 7♥ left
+    over fit its new melds, laid off at once where ``lay_off_same_turn`` allows it, else kept."""
+    hand = parse_cards("7H 8H 9H 10H 5C 5D 5S 5H 3C KD")
+    for same_turn, laid_off, held in ((True, ["7H", "5C"], ["3C"]), (False, [], ["3C", "5C", "7H"])):
+        rules = dataclasses.replace(preset("progressive"), lay_off_same_turn=same_turn)
+        player = SimulatedPlayer(RoundSolver(rules, 2, rules.deck_for(4), 5.0))
+        result = player.play_turn(player.start(hand), Card.parse("JH"))
+        assert len(result.laid_down) == 2 and result.discard == Card.parse("KD")
+        assert [card.token for _, card in result.lay_offs] == laid_off
+        assert [card.token for card in result.state.held] == held and not result.went_out
+
+
 def test_a_table_of_simulated_players_buys_when_a_round_needs_more_cards_than_are_dealt() -> None:
     """Eveleigh round 12: 5 runs of 3 from 11 cards; only buying brings the cards."""
     table = Table.deal(preset("eveleigh"), 12, 4, seed=3)
