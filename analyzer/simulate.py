@@ -35,13 +35,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from analyzer.cards import ALL_CARD_KINDS, Card, sorted_cards
+from analyzer.cards import ALL_CARD_KINDS, JOKER, Card, sorted_cards
 from analyzer.hand import deck_copies
 from analyzer.melds import meld_problems, run_places, run_span
-from analyzer.moves import LayOff, Move, TableError, Turn, grown, play_turn
+from analyzer.moves import LayOff, Move, Substitution, TableError, Turn, grown, play_turn
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import PRESETS, DeckRule, DiscardToGoOut, MeldKind, Rules, preset
+from analyzer.rules import PRESETS, DeckRule, DiscardToGoOut, JokerSubstitution, MeldKind, Rules, preset
 from analyzer.turn import best_turn
 
 MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
@@ -304,14 +304,15 @@ class SimulatedPlayer:
     # -- a turn --------------------------------------------------------------------------------------
 
     def play_turn(self, state: PlayerState, drawn: Card, turns_left: int | None = None,
-                  others: Others = ()) -> TurnResult:
+                  others: Others = (), seat: int | None = None) -> TurnResult:
         """The turn after drawing (or taking) ``drawn``. ``turns_left`` (this one included), when
         known, lets a hand that cannot lay down in time skip the solver. ``others``: the other
-        players' melds, by seat, that a laid-down hand may lay off on (where the rules allow)."""
+        players' melds, by seat, that a laid-down hand may lay off on (where the rules allow);
+        ``seat``, the player's own, when known, lets it take jokers back (``Substitution``)."""
         if not self.rules.lay_off_on_others:
             others = ()
         if state.laid_down:
-            return self._after_lay_down(state, drawn, others)
+            return self._after_lay_down(state, drawn, others, seat)
         if turns_left is not None and state.away is not None and state.away > turns_left:
             return self._keep_plan(state, drawn)
         if state.away is not None and state.away > REPLAN_WITHIN and not self._makes_meld(state.held, drawn):
@@ -431,16 +432,18 @@ class SimulatedPlayer:
         after = PlayerState(sorted_cards(held), (), away, tuple(unused), tuple(missing), state.plan)
         return TurnResult(self._remember(after), (), (), discard, False)
 
-    def _after_lay_down(self, state: PlayerState, drawn: Card, others: Others = ()) -> TurnResult:
+    def _after_lay_down(self, state: PlayerState, drawn: Card, others: Others = (),
+                        seat: int | None = None) -> TurnResult:
         """Lay off every card that fits a meld (its own, then the other players' in ``others``),
-        costliest first, then discard the costliest of the rest; go out when the hand empties as
-        ``discard_to_go_out`` allows."""
+        costliest first, a natural card that fits none taking a joker's place where the rules
+        allow (the joker then laid off at once), then discard the costliest of the rest; go out
+        when the hand empties as ``discard_to_go_out`` allows."""
         rules = self.rules
         hand = sorted(state.held + (drawn,), key=self._lay_off_order.__getitem__)  # costliest first
         melds = list(state.melds)
         must_discard = rules.discard_to_go_out == DiscardToGoOut.REQUIRED
         # the last card is for the discard that goes out
-        lay_offs, moves = self._lay_off_all(hand, melds, others, 1 if must_discard else 0)
+        lay_offs, moves = self._lay_off_all(hand, melds, others, 1 if must_discard else 0, seat)
         tried = self._tried_on(melds)
         discard: Card | None = None
         if len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.NEVER:
@@ -455,12 +458,14 @@ class SimulatedPlayer:
         after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
         return TurnResult(after, (), tuple(lay_offs), discard, not hand, tuple(moves))
 
-    def _lay_off_all(self, hand: list[Card], melds: list[PlacedMeld], others: Others,
-                     keep: int) -> tuple[list[tuple[int, Card]], list[Move]]:
+    def _lay_off_all(self, hand: list[Card], melds: list[PlacedMeld], others: Others, keep: int,
+                     own_seat: int | None = None) -> tuple[list[tuple[int, Card]], list[Move]]:
         """Lay off the cards of ``hand`` (costliest first) that fit: on the first of its own
         ``melds`` a card fits, else on the first meld of ``others`` (by seat), until ``keep``
-        cards are left; ``hand`` and ``melds`` change in place. The lay-offs on its own melds
-        (index, card) and on the others' (``LayOff`` moves), each in order."""
+        cards are left; ``hand`` and ``melds`` change in place. Knowing its ``own_seat``, a
+        natural card that fits nowhere takes a joker's place (``_take_joker``). The lay-offs on
+        its own melds (index, card) and the moves (``LayOff`` on the others' melds, and every
+        move after a joker is taken back), each in order."""
         tried = self._tried_on(melds)
         theirs = [(seat, list(seat_melds)) for seat, seat_melds in others]
         their_tried = [self._tried_on(seat_melds) for _, seat_melds in theirs]
@@ -476,7 +481,12 @@ class SimulatedPlayer:
                 if fit is not None:
                     index, extended = fit
                     melds[index], tried[index] = extended, self._tried(extended)
-                    lay_offs.append((index, card))
+                    # The table plays its own lay-offs before the moves: after a joker is taken
+                    # back, its lay-offs are moves too, in order.
+                    if own_seat is not None and moves and any(isinstance(m, Substitution) for m in moves):
+                        moves.append(LayOff(card, own_seat, index))
+                    else:
+                        lay_offs.append((index, card))
                 else:
                     for (seat, seat_melds), seat_tried in zip(theirs, their_tried):
                         fit = self._lay_off(seat_melds, seat_tried, card)
@@ -485,11 +495,56 @@ class SimulatedPlayer:
                             seat_melds[index], seat_tried[index] = extended, self._tried(extended)
                             moves.append(LayOff(card, seat, index))
                             break
+                if fit is None and own_seat is not None:
+                    taken = self._take_joker(card, own_seat, melds, theirs)
+                    if taken:
+                        moves += taken
+                        tried[:] = self._tried_on(melds)
+                        their_tried[:] = [self._tried_on(seat_melds) for _, seat_melds in theirs]
+                        del hand[position]
+                        laid_off = True
+                        break
                 if fit is not None:
                     del hand[position]
                     laid_off = True
                     break
         return lay_offs, moves
+
+    def _take_joker(self, card: Card, own_seat: int, melds: list[PlacedMeld],
+                    theirs: list[tuple[int, list[PlacedMeld]]]) -> list[Move]:
+        """The natural ``card`` put in the place of a joker that stands for it on the table (a
+        run's joker standing for that card; a set's joker of its rank where the rules let sets
+        give jokers back), and the joker laid off at once on the first meld it fits: the two
+        moves, or none when the rules, the table or the joker's new place do not allow it. The
+        melds change in place."""
+        rules = self.rules
+        if rules.joker_substitution is JokerSubstitution.NONE or card in self._wild_cards:
+            return []
+        sets_too = rules.joker_substitution is JokerSubstitution.RUNS_AND_SETS
+        tables = [(own_seat, melds)] + theirs
+        for seat, seat_melds in tables:
+            for index, meld in enumerate(seat_melds):
+                if meld.kind == MeldKind.RUN:
+                    places = [i for i, (held, meaning) in enumerate(zip(meld.cards, meld.stands_for))
+                              if held.is_joker and meaning == card]
+                elif sets_too and card.rank == meld.stands_for[0].rank:
+                    places = [i for i, held in enumerate(meld.cards) if held.is_joker]
+                else:
+                    continue
+                if not places:
+                    continue
+                place = places[0]
+                made = PlacedMeld(meld.kind, meld.cards[:place] + (card,) + meld.cards[place + 1:],
+                                  meld.stands_for[:place] + (card,) + meld.stands_for[place + 1:])
+                seat_melds[index] = made
+                for where, where_melds in tables:
+                    fit = self._lay_off(where_melds, self._tried_on(where_melds), JOKER)
+                    if fit is not None:
+                        at, extended = fit
+                        where_melds[at] = extended
+                        return [Substitution(card, seat, index), LayOff(JOKER, where, at)]
+                seat_melds[index] = meld  # the joker has no place to go: the meld stays
+        return []
 
     def discard_choice(self, lay_down: LayDown) -> Card:
         """The costliest natural card the nearest plan leaves unused (else any unused card, else
@@ -605,7 +660,7 @@ class SimulatedPlayer:
         # ``SeatView`` shows the seat's melds only, and then it lays off on those alone.
         table: Sequence[Sequence[PlacedMeld]] = getattr(seat, "table", ())
         others = tuple((other, tuple(melds)) for other, melds in enumerate(table) if other != seat.seat and melds)
-        result = self.play_turn(self.start(before, seat.melds), seat.drawn, others=others)
+        result = self.play_turn(self.start(before, seat.melds), seat.drawn, others=others, seat=seat.seat)
         return Play(result.laid_down, result.lay_offs, result.discard, result.moves)
 
 
@@ -935,11 +990,11 @@ class GoingOut:
 # Rule fields added after the going-out table was measured, with their defaults: left out of
 # the fingerprint while they hold them, so a rule set keeps the fingerprint it was measured under.
 _LATER_FIELDS = {"deuces_always_wild": False, "two_position_in_runs": True}
-# Rule fields of the table's full-rules moves (analyzer.moves) that ``SimulatedPlayer`` never
-# uses: it lays off only on its own melds from its next turn and takes no joker back, moves
-# legal under every value of these. They cannot change self-play, so they are left out of the
-# fingerprint whatever their values; when the simulated player takes them up (a new generator
-# version), they join the fingerprint and the going-out table is measured again.
+# Rule fields of the table's full-rules moves (analyzer.moves), left out of the fingerprint
+# whatever their values: the shipped going-out table was measured when ``SimulatedPlayer`` used
+# none of them. It now lays off on the turn it lays down (lay_off_same_turn) and takes jokers
+# back from its own melds (joker_substitution; at the ``Table`` it sees no other seat's melds);
+# with the next generator version they join the fingerprint and the table is measured again.
 _UNPLAYED_FIELDS = ("lay_off_on_others", "lay_off_same_turn", "joker_substitution")
 
 

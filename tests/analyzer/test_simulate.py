@@ -14,7 +14,7 @@ import pytest
 from analyzer.cards import JOKER, Card, parse_cards
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import RoundSolver
-from analyzer.rules import MeldKind, Rules, preset
+from analyzer.rules import JokerSubstitution, MeldKind, Rules, preset
 from analyzer.simulate import (
     EventKind,
     GoingOut,
@@ -423,6 +423,30 @@ def test_the_full_rules_lay_offs_pass_the_tables_check() -> None:
         others += sum(1 for event in table.events if event.kind is EventKind.LAY_OFF
                       and event.meld is not None and event.meld[0] != event.seat)
     assert others > 0
+
+
+@pytest.mark.parametrize(("substitution", "takes"), [(JokerSubstitution.RUNS, True), (JokerSubstitution.NONE, False)])
+def test_a_laid_down_player_takes_a_joker_back_and_melds_it_at_once(substitution: JokerSubstitution,
+                                                                    takes: bool) -> None:
+    """The 5♦ fits no meld but takes the joker's place in another player's run (where the rules
+    let jokers be taken back); the joker goes on its own run the same turn, and the table's
+    checker accepts the turn."""
+    from analyzer.moves import LayOff, Substitution, Turn, play_turn
+
+    rules = dataclasses.replace(preset("progressive"), joker_substitution=substitution)
+    player = SimulatedPlayer(RoundSolver(rules, 3, rules.deck_for(4), 5.0))
+    theirs = PlacedMeld(MeldKind.RUN, parse_cards("4D JK 6D 7D"), parse_cards("4D 5D 6D 7D"))
+    own = (run("9S 10S JS QS"),)
+    state = PlayerState(parse_cards("5D 3C"), own)
+    result = player.play_turn(state, Card.parse("8H"), others=((2, (theirs,)),), seat=0)
+    if not takes:
+        assert result.moves == () and result.discard == Card.parse("8H")
+        return
+    assert result.moves == (Substitution(Card.parse("5D"), 2, 0), LayOff(JOKER, 0, 0))
+    assert result.discard == Card.parse("8H") and [c.token for c in result.state.held] == ["3C"]
+    turn = Turn(rules, 3, 0, parse_cards("5D 3C 8H"), [own, (), (theirs,), ()])
+    play_turn(turn, (), result.moves, result.discard)
+    assert turn.held() == [Card.parse("3C")] and turn.melds[0] == [result.state.melds[0]]
 
 
 def test_it_lays_off_on_the_turn_it_lays_down_where_the_rules_allow() -> None:
