@@ -125,13 +125,16 @@ class SimulatedPlayer:
     """A plain, consistent player (docs/advice.md, "The simulated player").
 
     Before laying down, each turn it keeps the nearest lay-down the solver finds as its plan and
-    discards the costliest natural card the plan leaves unused; it lays down as soon as it can
-    (``_plain_turn``, else ``best_turn``). After laying down it lays off every card that fits one of its melds and
-    discards the costliest of the rest, going out when its hand empties as the rules allow.
-    It takes the face-up discard instead of drawing when that brings it closer (or, laid down,
-    when the card fits a meld), and buys a card its plan misses when buying is free, when it then
-    lays down next turn (never so in a go-out round, where the penalty cards must be melded too),
-    or when the round needs more cards than drawing ever gives.
+    discards a natural card the plan leaves unused, a loose one before one of a near-meld
+    (``_loosest``); it lays down as soon as it can (``_plain_turn``, else ``best_turn``), laying
+    off at once where ``lay_off_same_turn`` allows. After laying down it lays off every card that
+    fits one of its melds, then one of the other players' melds it is shown (``others``, where
+    ``lay_off_on_others`` allows), puts a natural card in the place of a joker that stands for
+    it (``joker_substitution``; the joker laid off at once), and discards the costliest of the
+    rest, going out when its hand empties as the rules allow. It takes the face-up discard
+    instead of drawing when that brings it closer (or, laid down, when the card fits a meld), and
+    buys a card its plan misses (or a wild card) whatever the penalty outside go-out rounds (in
+    those only when buying is free or the round needs more cards than drawing ever gives).
 
     The hand is solved again only when a card may matter: a hand more than ``REPLAN_WITHIN``
     cards away follows its plan (only the plan's missing cards, or a wild card in their place,
