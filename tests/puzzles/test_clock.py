@@ -62,7 +62,9 @@ def test_the_work_limit_is_kept_by_the_solver_and_undone_after() -> None:
 
 @functools.cache
 def buy_puzzle() -> Puzzle:
-    puzzle = generate("buy", "progressive", 2, 1)
+    # Seed 1 served until the simulated player came to keep its near-melds, re-plan and buy what
+    # its plan misses: its position is no longer a clear verdict. Seed 2: buy, -14.18 (margin 3).
+    puzzle = generate("buy", "progressive", 2, 2)
     assert puzzle is not None
     return puzzle
 

@@ -151,7 +151,7 @@ def test_the_rounds_that_need_buying() -> None:
 
 
 def test_a_buy_puzzle_is_accepted_only_with_the_same_verdict_under_a_second_seed() -> None:
-    puzzle = generate("buy", "progressive", 2, 1)
+    puzzle = generate("buy", "progressive", 2, 2)
     assert puzzle is not None and puzzle.answers in (("buy",), ("pass",))
     margin = puzzle.margin
     assert margin.second["verdict"] == margin.verdict == puzzle.answers[0]
@@ -203,7 +203,7 @@ def test_verify_survives_a_solver_that_picks_another_play_of_equal_merit(monkeyp
 
 
 def test_verify_of_a_buy_puzzle_demands_its_answer_and_acceptance_and_notes_its_figures() -> None:
-    puzzle = generate("buy", "progressive", 2, 1)
+    puzzle = generate("buy", "progressive", 2, 2)
     assert puzzle is not None
     assert check(puzzle) == Report((), ())
     flipped = PASS if puzzle.answers == (BUY,) else BUY
