@@ -647,7 +647,8 @@ PRESETS["eveleigh"] = dataclasses.replace(
     contract_mode=ContractMode.MINIMUM,
     same_suit_runs=SameSuitRuns.FREE,
     deuces_wild=True,
-    discard_to_go_out=DiscardToGoOut.REQUIRED,
+    # "putting down all the cards in melds or by discarding one's last card"
+    discard_to_go_out=DiscardToGoOut.OPTIONAL,
     lay_off_same_turn=True,  # "in the same or subsequent turns"
     joker_substitution=JokerSubstitution.NONE,  # "wild cards once melded cannot be moved"
 )

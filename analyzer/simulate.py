@@ -659,10 +659,7 @@ class SimulatedPlayer:
         assert seat.drawn is not None
         before = list(seat.hand)
         before.remove(seat.drawn)
-        # A view of the whole table (the arena's) shows every seat's melds; the table's own
-        # ``SeatView`` shows the seat's melds only, and then it lays off on those alone.
-        table: Sequence[Sequence[PlacedMeld]] = getattr(seat, "table", ())
-        others = tuple((other, tuple(melds)) for other, melds in enumerate(table) if other != seat.seat and melds)
+        others = tuple((other, melds) for other, melds in enumerate(seat.table) if other != seat.seat and melds)
         result = self.play_turn(self.start(before, seat.melds), seat.drawn, others=others, seat=seat.seat)
         return Play(result.laid_down, result.lay_offs, result.discard, result.moves)
 
@@ -680,6 +677,7 @@ class SeatView:
     drawn: Card | None  # the card drawn or taken this turn (``choose_play_after_draw`` only)
     turn: int  # the seat's own turn number, from 1
     buys_used: int
+    table: tuple[tuple[PlacedMeld, ...], ...]  # every seat's melds, by seat (its own among them)
 
 
 @dataclass(frozen=True)
@@ -829,7 +827,8 @@ class Table:
 
     def view(self, seat: int, drawn: Card | None = None) -> SeatView:
         return SeatView(seat, tuple(sorted(self.hands[seat], key=Card.sort_key)), tuple(self.melds[seat]), drawn,
-                        self.turns[seat] + (drawn is not None), self.buys_used[seat])
+                        self.turns[seat] + (drawn is not None), self.buys_used[seat],
+                        tuple(tuple(melds) for melds in self.melds))
 
     def may_buy(self, seat: int) -> bool:
         """Whether the rules let ``seat`` buy now: buys left this round, not twice in a row
@@ -993,12 +992,6 @@ class GoingOut:
 # Rule fields added after the going-out table was measured, with their defaults: left out of
 # the fingerprint while they hold them, so a rule set keeps the fingerprint it was measured under.
 _LATER_FIELDS = {"deuces_always_wild": False, "two_position_in_runs": True}
-# Rule fields of the table's full-rules moves (analyzer.moves), left out of the fingerprint
-# whatever their values: the shipped going-out table was measured when ``SimulatedPlayer`` used
-# none of them. It now lays off on the turn it lays down (lay_off_same_turn) and takes jokers
-# back from its own melds (joker_substitution; at the ``Table`` it sees no other seat's melds);
-# with the next generator version they join the fingerprint and the table is measured again.
-_UNPLAYED_FIELDS = ("lay_off_on_others", "lay_off_same_turn", "joker_substitution")
 
 
 def rules_fingerprint(rules: Rules) -> str:
@@ -1009,8 +1002,6 @@ def rules_fingerprint(rules: Rules) -> str:
     for name, default in _LATER_FIELDS.items():
         if plain.get(name) == default:
             plain.pop(name)
-    for name in _UNPLAYED_FIELDS:
-        plain.pop(name)
     return hashlib.sha256(json.dumps(plain, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -1111,18 +1102,33 @@ def going_out_chances(rules: Rules, round_number: int, players: int) -> GoingOut
     return _MEASURED[key]
 
 
-def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES,
-                          rounds: str = "all") -> None:
-    """Measure the named presets' rounds (``rounds``: "all", or "go-out" for their go-out
-    rounds only) for these player counts and (re)write the table module, keeping the entries it
-    already has for other rule sets, rounds and player counts."""
-    import importlib
+def _measure_entry(entry: tuple[str, int, int, int]) -> tuple[str, GoingOut, float]:
+    """One entry of the table: (preset, round, players, games) measured, with its seconds."""
     import time
+
+    name, number, count, games = entry
+    start = time.perf_counter()
+    rules = preset(name)
+    measured = measure_going_out(rules, number, count, games)
+    return f"{rules_fingerprint(rules)}/{number}/{count}", measured, time.perf_counter() - start
+
+
+def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int], games: int = MEASURE_GAMES,
+                          rounds: str = "all", workers: int = 1) -> None:
+    """Measure the named presets' rounds (``rounds``: "all", or "go-out" for their go-out
+    rounds only) for these player counts and (re)write the table module after each entry,
+    keeping the entries it already has for the presets' other rounds and player counts (an
+    entry whose fingerprint is no preset's is dropped: measured under rules that changed).
+    ``workers`` processes measure entries side by side; each entry is its own seeded self-play,
+    so the table is the same whatever their number."""
+    import importlib
+    from concurrent.futures import ProcessPoolExecutor
 
     import analyzer.going_out_table as stored
 
-    table = dict(importlib.reload(stored).TABLE)
     names_by_print = {rules_fingerprint(rules): name for name, rules in PRESETS.items()}
+    table = {key: value for key, value in importlib.reload(stored).TABLE.items()
+             if key.split("/")[0] in names_by_print}
 
     def comment(key: str) -> str:
         fingerprint, number, count = key.split("/")
@@ -1132,27 +1138,22 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
         fingerprint, number, count = key.split("/")
         return names_by_print.get(fingerprint, fingerprint), int(count), int(number)
 
-    for name in names:
-        rules = preset(name)
-        for count in players:
-            if not any(deck.min_players <= count <= deck.max_players for deck in rules.decks):
-                continue
-            for number, rule in enumerate(rules.rounds, start=1):
-                if rounds == "go-out" and not rule.go_out:
-                    continue
-                start = time.perf_counter()
-                measured = measure_going_out(rules, number, count, games)
-                key = f"{rules_fingerprint(rules)}/{number}/{count}"
-                table[key] = (games, measured.chances, measured.held)
-                print(f"{comment(key)}: {time.perf_counter() - start:.1f} s, {measured.chances[:8]}", flush=True)
-                lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
-                         "and the mean points held by a player still in play after each turn",
-                         "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
-                         'keyed by rule-set fingerprint/round/players: (games, chances, points held). Generated: do not edit."""',
-                         "", "TABLE: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {"]
-                lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
-                with open(path, "w") as file:
-                    file.write("\n".join(lines + ["}", ""]))
+    entries = [(name, number, count, games) for name in names for count in players
+               if any(deck.min_players <= count <= deck.max_players for deck in preset(name).decks)
+               for number, rule in enumerate(preset(name).rounds, start=1)
+               if rounds == "all" or rule.go_out]
+    with ProcessPoolExecutor(max(1, workers)) as pool:
+        for key, measured, seconds in pool.map(_measure_entry, entries):
+            table[key] = (games, measured.chances, measured.held)
+            print(f"{comment(key)}: {seconds:.1f} s, {measured.chances[:8]}", flush=True)
+            lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
+                     "and the mean points held by a player still in play after each turn",
+                     "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
+                     'keyed by rule-set fingerprint/round/players: (games, chances, points held). Generated: do not edit."""',
+                     "", "TABLE: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {"]
+            lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
+            with open(path, "w") as file:
+                file.write("\n".join(lines + ["}", ""]))
 
 
 if __name__ == "__main__":
@@ -1165,9 +1166,10 @@ if __name__ == "__main__":
     parser.add_argument("--games", type=int, default=MEASURE_GAMES)
     parser.add_argument("--rounds", choices=("all", "go-out"), default="all",
                         help="every round, or only the go-out rounds (after a change to play there)")
+    parser.add_argument("--workers", type=int, default=1, help="processes measuring entries side by side")
     options = parser.parse_args()
     write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games,
-                          options.rounds)
+                          options.rounds, options.workers)
 
 
 __all__ = [

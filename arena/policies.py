@@ -26,7 +26,6 @@ from analyzer import (
     DiscardToGoOut,
     MeldKind,
     Moment,
-    PlacedMeld,
     Play,
     Rank,
     RoundSolver,
@@ -49,10 +48,9 @@ MAX_VERDICT_TURN = 60  # the latest own turn the buy verdict is asked about (ana
 @dataclass(frozen=True)
 class Sight(SeatView):
     """What a seat may see at a decision: its own seat (``SeatView``: hand, melds, the card drawn,
-    own turn, buys) and the table: every seat's melds, the discard pile, who bought last."""
+    own turn, buys, every seat's melds) and the table: the discard pile, who bought last."""
 
     players: int
-    table: tuple[tuple[PlacedMeld, ...], ...]  # every seat's melds, by seat
     discards: tuple[Card, ...]  # the discard pile, its top card last (the card on offer, if any)
     bought_last: bool  # the round's last buy was this seat's
 

@@ -171,9 +171,8 @@ class Game:
 
     def sight(self, view: SeatView) -> Sight:
         table = self.table
-        return Sight(view.seat, view.hand, view.melds, view.drawn, view.turn, view.buys_used, table.players,
-                     tuple(tuple(melds) for melds in table.melds), tuple(table.discards),
-                     table.last_buyer == view.seat)
+        return Sight(view.seat, view.hand, view.melds, view.drawn, view.turn, view.buys_used, view.table,
+                     table.players, tuple(table.discards), table.last_buyer == view.seat)
 
     def take_answer(self, kind: str) -> Any:
         if self._answer is None:

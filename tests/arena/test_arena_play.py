@@ -124,7 +124,7 @@ def test_the_advised_player_follows_the_advice() -> None:
     hand = parse_cards("7H 8H 10H 5C 5D 5S KC")
 
     def sight(cards: tuple[Card, ...], drawn: Card | None = None) -> Sight:
-        return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), drawn, 3, 0, 4, ((),) * 4,
+        return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), drawn, 3, 0, ((),) * 4, 4,
                      (Card.parse("4D"), Card.parse("9H")), False)
 
     with deterministic_work(WORK):

@@ -14,7 +14,7 @@ ONE_AWAY = parse_cards("7H 8H 10H 5C 5D 5S KC")  # progressive round 2: needs th
 
 
 def sight(cards: tuple[Card, ...]) -> Sight:
-    return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), None, 3, 0, 4, ((),) * 4, (Card.parse("4D"),),
+    return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), None, 3, 0, ((),) * 4, 4, (Card.parse("4D"),),
                  False)
 
 
