@@ -10,13 +10,23 @@
   the days of a span whose puzzle shows a rating outside the band.
 
 Each is a pure function of the puzzles (and the dates), so a test can ask it of a small sample.
+
+The same figures are the bank's **balance rule** (``CAPS``, ``balanced_size``, ``has_room``),
+which ``puzzles bank`` keeps when it fills a shard: no answer more than 65% of a buy shard, at
+most 40% of a lay-down shard solved by the greedy player (a "cannot" puzzle always is), at most a
+third of a discard shard "lays down" or "goes out". A shard whose stored puzzles exceed a share
+grows past its target instead (nothing is retired for balance), taking only puzzles of the
+other classes until the share holds.
 """
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import date
+from fractions import Fraction
 
 from analyzer import preset
 from puzzles.check import play_problems
@@ -25,6 +35,13 @@ from puzzles.hasty import greedy_play
 from puzzles.model import PASS, DiscardMargin, Kind, Puzzle
 
 LAYS_DOWN_OR_GOES_OUT = ("lays-down", "goes-out")
+# The largest share of a shard each class may hold (the balance rule).
+CAPS = {
+    "answer buy": Fraction(13, 20),
+    "answer pass": Fraction(13, 20),
+    "greedy solves": Fraction(2, 5),
+    "lays down or goes out": Fraction(1, 3),
+}
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,40 @@ def greedy_solves(puzzle: Puzzle) -> bool:
         return False
     _, points = play_problems(puzzle.hand, preset(puzzle.rules), puzzle.round, play)
     return points == puzzle.best_points
+
+
+def capped_class(puzzle: Puzzle) -> str | None:
+    """The class of ``CAPS`` the puzzle belongs to, or None when its class is not capped."""
+    if puzzle.kind is Kind.BUY:
+        return f"answer {puzzle.answers[0]}"
+    if puzzle.kind is Kind.LAY_DOWN:
+        return "greedy solves" if greedy_solves(puzzle) else None
+    if isinstance(puzzle.margin, DiscardMargin) and puzzle.margin.criterion in LAYS_DOWN_OR_GOES_OUT:
+        return "lays down or goes out"
+    return None
+
+
+def class_counts(puzzles: Iterable[Puzzle]) -> Counter[str]:
+    """How many puzzles of each capped class (``capped_class``)."""
+    return Counter(filter(None, map(capped_class, puzzles)))
+
+
+def balanced_size(counts: Counter[str], target: int) -> int:
+    """The size a shard holding ``counts`` of the capped classes must reach for each to fit
+    its cap: the target, or more when a class is already past its share of it.
+
+        >>> balanced_size(Counter({"answer buy": 36, "answer pass": 4}), 40)
+        56
+        >>> balanced_size(Counter({"answer buy": 20, "answer pass": 20}), 40)
+        40
+    """
+    return max([target, *(math.ceil(count / CAPS[name]) for name, count in counts.items())])
+
+
+def has_room(name: str | None, counts: Counter[str], size: int) -> bool:
+    """Whether a shard holding ``counts``, to reach ``size``, may take one more puzzle of the
+    class ``name`` (None: not capped): the class stays within its share of ``size``."""
+    return name is None or counts[name] + 1 <= CAPS[name] * size
 
 
 def shard_balance(puzzles: Sequence[Puzzle]) -> ShardBalance:
@@ -123,10 +174,12 @@ class CalendarBalance:
         )
 
 
-def calendar_balance(bank: Sequence[Puzzle], first: date, last: date) -> CalendarBalance:
+def calendar_balance(bank: Sequence[Puzzle], first: date, last: date,
+                     retired: Sequence[Puzzle] = ()) -> CalendarBalance:
     """The daily calendar's first repeat (counted from the epoch) and the days of ``first`` to
-    ``last`` rated outside the band."""
-    days = daily_run(bank, EPOCH, last)
+    ``last`` rated outside the band (``retired``: the bank's retired puzzles, which a day already
+    dealt may show)."""
+    days = daily_run(bank, EPOCH, last, retired)
     seen: set[str] = set()
     repeat = None
     for index, puzzle in enumerate(days):

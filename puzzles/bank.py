@@ -127,12 +127,15 @@ class Shard:
             return tuple(n for n in numbers if rules.buys_in(n) != 0)
         return tuple(numbers)
 
-    def parts(self) -> tuple[tuple[str, int], ...]:
-        """(source, count): a fifth of a lay-down shard is planted."""
+    def parts(self, size: int | None = None) -> tuple[tuple[str, int], ...]:
+        """(source, count) to reach ``size`` (the target when None): a fifth of a lay-down
+        shard's target is planted, and a shard grown past its target for balance grows from
+        play."""
+        size = self.target if size is None else size
         if self.kind != Kind.LAY_DOWN:
-            return (("play", self.target),)
+            return (("play", size),)
         planted = self.target // PLANTED_SHARE
-        return (("play", self.target - planted), ("planted", planted))
+        return (("play", size - planted), ("planted", planted))
 
 
 def plan(
@@ -154,27 +157,48 @@ def plan(
 Generate = Callable[[str, str, Sequence[int], str, int, int], Iterator[Puzzle]]
 
 
+SKIPS_PER_PUZZLE = 100  # a part gives up after this many puzzles in a row without room, per puzzle short
+
+
 def build_shard(
     shard: Shard, directory: Path, generate_many: Generate, report: Callable[[str], None] = lambda text: None
 ) -> list[Puzzle]:
-    """Bring one shard up to its target, resuming where its file stops; returns its puzzles."""
+    """Bring one shard up to its size, resuming where its file stops; returns its puzzles. The
+    size is the target, or more where the stored puzzles exceed a share of the balance rule
+    (``puzzles.balance``); a puzzle whose class is at its share is passed over (its seed is
+    dealt: a resumed build skips it the same way)."""
+    from puzzles.balance import balanced_size, capped_class, class_counts, has_room
+
     path = directory / shard.name
     have = read_puzzles(path) if path.exists() else []
     retired_path = directory / RETIRED / shard.name
     retired = read_puzzles(retired_path) if retired_path.exists() else []
     result = list(have)
-    for source, count in shard.parts():
+    counts = class_counts(have)
+    size = balanced_size(counts, shard.target)
+    for source, count in shard.parts(size):
         mine = [puzzle for puzzle in have if puzzle.source == source]
-        if len(mine) >= count:
-            continue
         dealt = [puzzle.seed for puzzle in [*mine, *retired] if puzzle.source == source]
         start = max(dealt, default=-1) + 1
-        for puzzle in generate_many(
-            shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)
-        ):
-            result.append(puzzle)
-            write_puzzles(path, result)
-            report(f"{shard.name}: {sum(p.source == source for p in result)}/{count} {source}")
+        skipped = 0
+        while len(mine) < count and skipped < SKIPS_PER_PUZZLE * (count - len(mine)):
+            found = False
+            for puzzle in generate_many(shard.kind, shard.rules, shard.rounds(), source, start, count - len(mine)):
+                found, start = True, puzzle.seed + 1
+                name = capped_class(puzzle)
+                if not has_room(name, counts, size):
+                    skipped += 1
+                    continue
+                skipped = 0
+                result.append(puzzle)
+                mine.append(puzzle)
+                counts.update([name] if name else [])
+                write_puzzles(path, result)
+                report(f"{shard.name}: {len(mine)}/{count} {source}")
+            if not found:
+                break
+        if len(mine) < count:
+            report(f"{shard.name}: {len(mine)}/{count} {source}, short: no room for the puzzles found")
     if not path.exists():
         write_puzzles(path, result)
     return result

@@ -10,6 +10,13 @@
   slot's name and the pass through them); the slot's *n*-th day takes the *n*-th puzzle of that
   order. A puzzle comes back only after every eligible puzzle of its slot has been shown, and
   slots share no puzzle, so nothing repeats until the eligible ones are used up.
+- **Days already dealt stay dealt.** The bank grows and is carried over to new generators, which
+  would deal the calendar again. The days up to 2026-11-30 are read from the calendar as
+  the trainer dealt them (``puzzles/bank/daily-dealt.txt``, ids, the puzzle served or retired);
+  the rule deals the days after it, its slot counts starting there, among the puzzles not dealt
+  before (the rated band read as shown), so none of those comes back before the new ones are used
+  up. A bank that lacks a dealt puzzle altogether (a test's own) is dealt by the rule from the
+  epoch, as it was before the calendar was kept.
 
     >>> from datetime import date
     >>> [(rules, str(kind)) for rules, kind in (slot_of(date(2026, 1, 1)), slot_of(date(2026, 1, 7)))]
@@ -18,9 +25,11 @@
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
+from pathlib import Path
 
 from analyzer import PRESETS
 from puzzles.generate import difficulty
@@ -28,6 +37,7 @@ from puzzles.model import KINDS, LayDownMargin, Puzzle
 
 EPOCH = date(2026, 1, 1)
 BAND = (1250, 1750)  # mid difficulty, on the rating scale
+DEALT_FILE = Path(__file__).with_name("bank") / "daily-dealt.txt"
 WEEK = 7
 OTHER_PRESETS = tuple(sorted(name for name in PRESETS if name != "progressive"))
 
@@ -45,44 +55,72 @@ def slot_of(day: date) -> tuple[str, str]:
     return OTHER_PRESETS[(index // WEEK) % len(OTHER_PRESETS)], kind
 
 
-def eligible(bank: Sequence[Puzzle]) -> dict[tuple[str, str], list[Puzzle]]:
-    """The eligible puzzles of each (preset, kind) slot, in id order."""
+def eligible(bank: Sequence[Puzzle], rating: Callable[[Puzzle], int] | None = None,
+             dealt: frozenset[str] = frozenset()) -> dict[tuple[str, str], list[Puzzle]]:
+    """The eligible puzzles of each (preset, kind) slot, in id order: rated within the band
+    (``rating``: by default the band's old reading, ``band_rating``), not among ``dealt`` (when
+    the slot has any such puzzle)."""
+    rating = rating or band_rating
     slots: dict[tuple[str, str], list[Puzzle]] = {}
     for puzzle in bank:
         slots.setdefault((puzzle.rules, puzzle.kind), []).append(puzzle)
     chosen = {}
     for slot, puzzles in slots.items():
         unique = {puzzle.id: puzzle for puzzle in puzzles}
-        mid = [p for p in unique.values() if BAND[0] <= band_rating(p) <= BAND[1]]
-        chosen[slot] = sorted(mid or unique.values(), key=lambda puzzle: puzzle.id)
+        fresh = [p for p in unique.values() if p.id not in dealt] or list(unique.values())
+        mid = [p for p in fresh if BAND[0] <= rating(p) <= BAND[1]]
+        chosen[slot] = sorted(mid or fresh, key=lambda puzzle: puzzle.id)
     return chosen
 
 
 def band_rating(puzzle: Puzzle) -> int:
-    """The rating the difficulty band reads: a lay-down's without the plays-near-the-best term
-    (``difficulty(near_best=False)``). That term came with generator puzzles-2 and re-rated the
-    bank; read here it would have moved a third of the days already dealt to other puzzles, and
-    a refinement of the rating should not re-deal the calendar."""
+    """The rating the difficulty band read for the days dealt before the calendar was kept (up
+    to 2026-11-30): a lay-down's without the plays-near-the-best term
+    (``difficulty(near_best=False)``), which came with generator puzzles-2 and would have moved
+    a third of the days already dealt. The days after it read the rating as shown."""
     if isinstance(puzzle.margin, LayDownMargin) and puzzle.margin.near_best is not None:
         return difficulty(puzzle, near_best=False)
     return puzzle.rating
 
 
-def daily(bank: Sequence[Puzzle], day: date) -> Puzzle:
-    """The puzzle of ``day``."""
-    return daily_run(bank, day, day)[0]
+@functools.cache
+def dealt_calendar() -> Mapping[date, str]:
+    """The days already dealt (``DEALT_FILE``): each date's puzzle id, from the epoch on."""
+    days = {}
+    for line in DEALT_FILE.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            day, puzzle_id = line.split()
+            days[date.fromisoformat(day)] = puzzle_id
+    assert list(days) == [date.fromordinal(EPOCH.toordinal() + n) for n in range(len(days))], "a gap in the calendar"
+    return days
 
 
-def daily_run(bank: Sequence[Puzzle], first: date, last: date) -> list[Puzzle]:
+def daily(bank: Sequence[Puzzle], day: date, retired: Sequence[Puzzle] = ()) -> Puzzle:
+    """The puzzle of ``day`` (``retired``: the bank's retired puzzles, which a day already
+    dealt may show)."""
+    return daily_run(bank, day, day, retired)[0]
+
+
+def daily_run(bank: Sequence[Puzzle], first: date, last: date, retired: Sequence[Puzzle] = ()) -> list[Puzzle]:
     """The puzzles of every day from ``first`` to ``last``, inclusive (cheaper than day by day:
     the count of earlier days per slot is carried along)."""
-    slots = eligible(bank)
-    if not slots:
+    if not bank:
         raise DailyError("the bank has no puzzles")
     _index(first)
+    known = {puzzle.id: puzzle for puzzle in [*retired, *bank]}
+    calendar = dealt_calendar()
+    if not all(puzzle_id in known for puzzle_id in calendar.values()):
+        calendar = {}  # not the shipped bank: the rule from the epoch
+    kept = len(calendar)  # days 0 .. kept - 1 as dealt
+    found = [known[calendar[day]] for day in sorted(calendar) if _index(first) <= _index(day) <= _index(last)]
+    if _index(last) < kept:
+        return found
+    if kept:
+        slots = eligible(bank, lambda puzzle: puzzle.rating, frozenset(calendar.values()))
+    else:
+        slots = eligible(bank)
     used: dict[tuple[str, str], int] = {}
-    found = []
-    for index in range(_index(last) + 1):
+    for index in range(kept, _index(last) + 1):
         slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
         count = used.get(slot, 0)
         used[slot] = count + 1

@@ -15,7 +15,8 @@ every seat that has not laid down is a candidate, from a seeded turn on:
   a hasty player reads) but cannot;
 - **discard**: the seat in turn after its draw, not laid down;
 - **buy**: the face-up discard the seat in turn declines, offered to the next seat (first in
-  buying priority), when the rules let it buy and the card is one of its outs.
+  buying priority), when the rules let it buy: every real offer, whether or not the card helps
+  (until generator puzzles-8 only one of the hand's outs, and nearly every answer was "buy").
 
 ``source="planted"`` builds a lay-down hand instead ("plant the contract and disturb it"): the
 contract's melds dealt from the real deck, often in one suit, a card swapped for a joker, the
@@ -53,7 +54,8 @@ from analyzer import (
     wild_cards_short,
 )
 from puzzles.check import play_problems
-from puzzles.hasty import STRATEGIES, hasty_play, loose_rules, mistake
+from puzzles.hasty import GREEDY, STRATEGIES, hasty_play, loose_rules, mistake, plays
+from puzzles.inplay import Standing, judge, standing_of
 from puzzles.model import (
     BUY,
     CANNOT,
@@ -92,7 +94,7 @@ from puzzles.themes import UNRATED, tag
 # player still in holds; only the buy shards were carried over (lay-down and discard puzzles do
 # not depend on the verdict and keep puzzles-6). The seeds' random streams keep the first
 # version's name.
-GENERATOR = "puzzles-7"
+GENERATOR = "puzzles-8"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
@@ -309,26 +311,14 @@ def _buy_position(table: Table) -> Found:
 
 
 def _worth_a_look(position: Puzzle, known: Known = None) -> bool:
-    """A cheap filter before the costly analysis: a buy only of one of the hand's outs; a
-    lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
+    """A cheap filter before the costly analysis: a lay-down the table knows cannot be laid down only if a hasty player would lay it down (it
     may look ready: ``derive`` rejects it otherwise, the same way)."""
     if position.kind is Kind.LAY_DOWN:
         if known is None or (known is not False and known.can_lay_down):
             return True
         rules = preset(position.rules)
         return any(not hasty_play(position.hand, rules, position.round, strategy).cannot for strategy in STRATEGIES)
-    if position.kind is not Kind.BUY:
-        return True
-    advice = advise(
-        position.hand,
-        position.rules,
-        position.round,
-        position.players,
-        seen=position.seen,
-        moment=Moment.BEFORE_DRAW,
-        time_limit=TIME_LIMIT,
-    )
-    return not advice.unfinished and any(out.card == position.offered for out in advice.outs)
+    return True  # a buy: every real offer, the cards that help and those that do not
 
 
 def _planted(rules: Rules, round_number: int, players: int, rng: random.Random, seed: int) -> Puzzle | None:
@@ -415,13 +405,12 @@ def _derive(position: Puzzle, best_play: LayDownAnswer | None, known: Known = No
 
 
 def _lay_down(position: Puzzle, best_play: LayDownAnswer | None = None, known: Known = None) -> Puzzle | None:
-    """Accepted when the answer is proven and a hasty play fails: illegal, more points kept, or
-    "cannot" said of a hand that can; or the hand looks ready (the loose rules let it lay down)
+    """Accepted when the answer is proven and a hasty play (or the rule-aware greedy player's,
+    ``puzzles.hasty.plays``) fails: illegal, more points kept, or "cannot" said of a hand that
+    can; or the hand looks ready (the loose rules let it lay down)
     and cannot, and a hasty player would lay down anyway."""
     rules = preset(position.rules)
-    hasty_plays = {
-        strategy: hasty_play(position.hand, rules, position.round, strategy) for strategy in STRATEGIES
-    }
+    hasty_plays = plays(position.hand, rules, position.round)
     if not rules.round(position.round).go_out and _plainly_no_puzzle(position, rules, hasty_plays, known):
         return None
     best = analyze(position.hand, rules, position.round, position.players, TIME_LIMIT, Moment.AFTER_DRAW)
@@ -629,11 +618,13 @@ def lay_down_reason(
     discard = f", discard {Card.parse(best['discard']).face}" if best["discard"] is not None else ""
     end = "you go out" if best["goes_out"] else f"you keep {best['points_after_discard']} points"
     trap = next(outcome for outcome in hasty if outcome["fails"])
+    who = ("A greedy player (within the rules, natural cards and long melds first)"
+           if trap["strategy"] == GREEDY else "A hasty player")
     if trap["cannot"]:
-        why = "A hasty player sees no way to lay down"
+        why = f"{who} sees no way to lay down"
     else:
         play = LayDownAnswer.from_dict(trap["play"])
-        did = f"A hasty player lays down {_melds_said(play.melds)}"
+        did = f"{who} lays down {_melds_said(play.melds)}"
         if trap["problems"]:
             why = f"{did}, but {mistake(hand, rules, round_number, play)}"
         else:
@@ -675,15 +666,23 @@ def _discard(position: Puzzle) -> Puzzle | None:
     if criterion is None:
         return None
     margin = DiscardMargin(criterion=criterion, top=first.to_dict(), runner_up=runner.to_dict())
+    puzzle = dataclasses.replace(position, answers=tuple(row.card.token for row in top), margin=margin)
+    # The answer must also win in play: over the same deals of the hidden cards, the round played
+    # on from it leaves the player better off against the table than from the runner-up.
+    gain = judge(puzzle).gain
+    if standing_of(gain) is not Standing.BETTER:
+        return None
+    mean, low, high = gain.rounded(1)
+    in_play = {"deals": gain.n, "gain": mean, "low": low, "high": high}
+    reason = _discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top))
     analysis = DiscardAnalysis(
         rows=[row.to_dict() for row in rows[: len(top) + 3]],
         cards_away=advice.lay_down.cards_away,
         unseen_outs=advice.unseen_outs,
-        reason=_discard_reason(criterion, first.to_dict(), runner.to_dict(), len(top)),
+        reason=(f"{reason} Played on from here against the table, it leaves you {mean:g} points better "
+                f"off on average than {Card.parse(runner.card.token).face} (95% interval {low:g} to {high:g})."),
     )
-    return dataclasses.replace(
-        position, answers=tuple(row.card.token for row in top), margin=margin, analysis=analysis
-    )
+    return dataclasses.replace(puzzle, margin=dataclasses.replace(margin, in_play=in_play), analysis=analysis)
 
 
 def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None:

@@ -20,7 +20,9 @@ where the ace may stand and the same-suit rule allows it beside the runs already
 wild cards in a meld than allowed, a wild 2 never counted twice, no two sets of a rank where that
 is forbidden; of its two orders it plays the legal play keeping fewer points (the validator
 decides legal), else it says it cannot. ``puzzles stats`` prints the share of each lay-down
-shard it solves: the puzzles a plain, careful player gets right without seeing the trap.
+shard it solves: the puzzles a plain, careful player gets right without seeing the trap. Since
+generator puzzles-8 it is the third of the players a lay-down puzzle is tried on (``PLAYERS``,
+``plays``): a puzzle it gets wrong counts one more failure, and rates higher.
 
     >>> from analyzer import parse_cards, preset
     >>> hand = parse_cards("6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")  # the best play keeps 6♣ 2♦ (8 points)
@@ -56,6 +58,8 @@ from analyzer import (
 from puzzles.model import LayDownAnswer
 
 STRATEGIES = ("runs-first", "sets-first")
+GREEDY = "greedy"  # the rule-aware greedy player, tried after the hasty ones
+PLAYERS = (*STRATEGIES, GREEDY)  # every player a lay-down puzzle is tried on, in order
 NO_READING = "that play breaks a rule of this game"  # ``mistake`` of a play none of its readings explain
 
 
@@ -80,6 +84,13 @@ def hasty_play(hand: Sequence[Card], rules: Rules, round_number: int, strategy: 
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown hasty strategy {strategy!r}; known: {', '.join(STRATEGIES)}")
     return _build(hand, rules, round_number, strategy, aware=False)
+
+
+def plays(hand: Sequence[Card], rules: Rules, round_number: int) -> dict[str, LayDownAnswer]:
+    """The play of each of ``PLAYERS``: the two hasty players', then the greedy player's."""
+    found = {strategy: hasty_play(hand, rules, round_number, strategy) for strategy in STRATEGIES}
+    found[GREEDY] = greedy_play(hand, rules, round_number)
+    return found
 
 
 def greedy_play(hand: Sequence[Card], rules: Rules, round_number: int) -> LayDownAnswer:

@@ -144,11 +144,16 @@ class LayDownAnalysis(_Record):
 
 @dataclass(frozen=True)
 class DiscardMargin(_Record):
-    """What made a discard puzzle clear: the criterion the top row wins by over the runner-up."""
+    """What made a discard puzzle clear: the criterion the top row wins by over the runner-up,
+    and (since generator puzzles-8) the answer's gain over the runner-up in play
+    (``puzzles.inplay``: deals, mean, and its 95% interval, all above 0)."""
+
+    OMITTED_WHEN_NONE = frozenset({"in_play"})
 
     criterion: str  # "lays-down", "goes-out", "cards-away" or "outs"
     top: Mapping[str, Any]  # the discard table's rows (``analyzer.DiscardRow.to_dict``)
     runner_up: Mapping[str, Any]
+    in_play: Mapping[str, Any] | None = None  # {"deals", "gain", "low", "high"}
 
 
 @dataclass(frozen=True)

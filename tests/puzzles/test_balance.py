@@ -59,3 +59,38 @@ def test_stats_prints_the_balance(capsys: pytest.CaptureFixture[str]) -> None:
     assert run(["stats", "--bank", str(shard)]) == 0
     out = capsys.readouterr().out
     assert "balance by shard:" in out and "may-i-buy: 40 puzzles" in out and "daily: first repeat" in out
+
+
+def test_a_shard_past_a_share_grows_with_the_other_answer_only(tmp_path: Path) -> None:
+    """Four stored buy puzzles all answering "buy" (a share of 100% of a target of 4): the shard
+    grows to 7 (four is 57% of seven, within 65%), taking only "pass" puzzles from the seeds
+    after its last; the "buy" puzzles offered meanwhile are passed over."""
+    from collections.abc import Iterator, Sequence
+
+    from puzzles.balance import CAPS, class_counts
+    from puzzles.bank import Shard, build_shard, write_puzzles
+    from puzzles.model import PASS
+
+    shipped = sorted(read_puzzles(Path("puzzles/bank/progressive-buy.jsonl.gz")), key=lambda p: p.seed)
+    buys = [p for p in shipped if p.answers != (PASS,)]
+    stored = buys[:4]
+    later = [p for p in shipped if p.seed > stored[-1].seed]
+    assert sum(p.answers == (PASS,) for p in later) >= 3 and sum(p.answers != (PASS,) for p in later) >= 3
+    shard = Shard("progressive", Kind.BUY, 4)
+    write_puzzles(tmp_path / shard.name, stored)
+    asked: list[tuple[int, int]] = []
+
+    def generate_many(kind: str, rules: str, rounds: Sequence[int], source: str, start: int,
+                      count: int) -> Iterator[Puzzle]:
+        asked.append((start, count))
+        return iter([p for p in later if p.seed >= start][:count])
+
+    built = build_shard(shard, tmp_path, generate_many)
+    assert len(built) == 7 and built[:4] == stored
+    assert all(p.answers == (PASS,) for p in built[4:])
+    assert asked[0] == (stored[-1].seed + 1, 3)
+    counts = class_counts(built)
+    assert counts["answer buy"] == 4 and all(count <= CAPS[name] * 7 for name, count in counts.items())
+    # Built again, it is full: nothing more is asked.
+    asked.clear()
+    assert build_shard(shard, tmp_path, generate_many) == built and asked == []

@@ -103,3 +103,23 @@ def test_dates_before_the_epoch_and_an_empty_bank_are_refused() -> None:
         daily(bank(EVERY_SLOT), EPOCH - timedelta(days=1))
     with pytest.raises(DailyError, match="no puzzles"):
         daily([], EPOCH)
+
+
+def test_the_days_already_dealt_stay_and_three_years_follow_without_a_repeat() -> None:
+    """The shipped bank: every day up to 2026-11-30 shows the puzzle the calendar file says was
+    dealt (served or retired since), and the three years from 2026-12-01 show each puzzle once,
+    none of them dealt before, every shown rating inside the band."""
+    from puzzles.bank import load_bank, load_retired
+    from puzzles.daily import dealt_calendar
+
+    served, retired = load_bank(), load_retired()
+    calendar = dealt_calendar()
+    assert min(calendar) == EPOCH and max(calendar) == date(2026, 11, 30)
+    before = daily_run(served, EPOCH, date(2026, 11, 30), retired)
+    assert [puzzle.id for puzzle in before] == [calendar[day] for day in sorted(calendar)]
+    after = daily_run(served, date(2026, 12, 1), date(2029, 11, 30), retired)
+    ids = [puzzle.id for puzzle in after]
+    assert len(ids) == len(set(ids)) == 1096 and not set(ids) & set(calendar.values())
+    assert all(BAND[0] <= puzzle.rating <= BAND[1] for puzzle in after)
+    # A bank without the dealt puzzles (another bank) is dealt by the rule from the epoch.
+    assert daily(served[:50], EPOCH).id in {puzzle.id for puzzle in served[:50]}
