@@ -173,7 +173,8 @@ GOLDEN: dict[str, dict[str, Any]] = {
         points=(15, 20, 5, 5, 5, 5, 5, 5, 5, 5, 10, 10, 10), joker=20, wild_two=20,
         mode="minimum", same_suit="free", ace_low=True, ace_high=True,
         deuces_wild=True, wilds_per_meld=None, distinct_set_ranks=False,
-        discard_to_go_out="required",
+        # "putting down all the cards in melds or by discarding one's last card"
+        discard_to_go_out="optional",
         # only rounds 9-14: once, twice in 12 and 13 with one extra blind card (the others
         # without one, as README's --list-rules shows)
         buys=[0] * 8 + [1, 1, 1, 2, 2, 1, 0], penalty=[0] * 11 + [1, 1, 0, 0], no_consecutive=False,
