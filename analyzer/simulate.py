@@ -43,6 +43,7 @@ from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver
 from analyzer.rules import PRESETS, DeckRule, DiscardToGoOut, JokerSubstitution, MeldKind, Rules, preset
 from analyzer.turn import best_turn
+from analyzer.validate import validate_lay_down
 
 MAX_TURNS_EACH = 100  # a round nobody finishes (too few buys to ever lay down) stops after as many turns each
 # Simulated play is a pure function of its seed: each solve is bounded by CP-SAT's deterministic
@@ -372,10 +373,15 @@ class SimulatedPlayer:
                 return self._finish_lay_down(whole.melds, None, (), True)
             shortest = {spec.kind: spec.size for spec in sorted(self.round_rule.contract, key=lambda s: -s.size)}
             for index, meld in enumerate(whole.melds):
-                if len(meld.cards) > shortest[meld.kind]:
-                    shorter = PlacedMeld(meld.kind, meld.cards[:-1], meld.stands_for[:-1])  # a run's top end
-                    return self._finish_lay_down(whole.melds[:index] + (shorter,) + whole.melds[index + 1:],
-                                                 meld.cards[-1], (), True)
+                if len(meld.cards) <= shortest[meld.kind]:
+                    continue
+                # A run's top end, else its low end; either may leave it touching another run
+                # of its suit where the rules forbid that (no-touch, gaps): then the next try.
+                for shorter, card in ((PlacedMeld(meld.kind, meld.cards[:-1], meld.stands_for[:-1]), meld.cards[-1]),
+                                      (PlacedMeld(meld.kind, meld.cards[1:], meld.stands_for[1:]), meld.cards[0])):
+                    melds = whole.melds[:index] + (shorter,) + whole.melds[index + 1:]
+                    if not validate_lay_down(hand, rules, self.round_number, melds, (card,)):
+                        return self._finish_lay_down(melds, card, (), True)
             return None
         discard = self._costliest(whole.leftover)
         kept = list(whole.leftover)

@@ -515,3 +515,21 @@ def test_one_card_away_buys_only_where_the_penalty_card_may_stay_unused() -> Non
         missing = state.missing[0]
         assert player.wants_to_buy(state, missing, 1) is buys
         assert player.wants_to_buy(state, missing, 0)
+
+
+def test_a_card_taken_off_a_meld_to_go_out_leaves_no_runs_touching() -> None:
+    """Kolsov round 7 (three runs of 4, no two runs of a suit touching): the whole hand melds as
+    2♥-6♥, 6♥-10♥ and 5♠-9♠, and going out needs a discard. Taking the 6♥ off the top of the
+    first run would leave 2♥-5♥ touching 6♥-10♥; the player takes a card off where the lay-down
+    stays legal, and the table's check accepts the turn."""
+    from analyzer.validate import validate_lay_down
+
+    rules = preset("kolsov")
+    hand = parse_cards("2H 3H 4H 5H 6H 6H 7H 9H 10H 5S 6S 8S 9S JK JK")
+    player = SimulatedPlayer(RoundSolver(rules, 7, rules.deck_for(5), 5.0))
+    drawn = Card.parse("2H")
+    before = list(hand)
+    before.remove(drawn)
+    result = player.play_turn(player.start(before), drawn)
+    assert result.went_out and result.discard is not None and result.laid_down
+    assert validate_lay_down(hand, rules, 7, result.laid_down, (result.discard,)) == []

@@ -1,7 +1,7 @@
 """Each theme's predicate tags one puzzle and not another.
 
-The puzzles are derived from hand-made positions by the generator's own ``derive`` (the
-analyser decides the answers), except the buy themes, whose verdicts take seconds each: those
+The puzzles are derived from hand-made positions (one from a shipped one) by the generator's
+own ``derive`` (the analyser decides the answers), except the buy themes, whose verdicts take seconds each: those
 are a real buy position with its verdict fields set by hand.
 """
 
@@ -13,9 +13,11 @@ import functools
 import pytest
 
 from analyzer import parse_cards
+from puzzles.bank import read_puzzles
 from puzzles.generate import derive
 from puzzles.model import BuyAnalysis, Puzzle
 from puzzles.themes import THEMES, tag
+from puzzles.verify import position_of
 
 
 @functools.cache
@@ -74,8 +76,14 @@ def discard_goes_out() -> Puzzle:
     return derived("discard", "progressive", 1, "5C 5D 5S 9H 9S 9C KD")
 
 
+@functools.cache
 def discard_outs() -> Puzzle:
-    return derived("discard", "progressive", 1, "5C 5D 9H 9S 7C 7D KD")
+    """A shipped position whose answer keeps more unseen outs, and only that: a hand-made one
+    (with no discard pile) seldom wins clearly enough in play to be accepted since generator
+    puzzles-8. Derived again here from its position."""
+    shipped = next(puzzle for puzzle in read_puzzles("puzzles/bank/contract-discard.jsonl.gz")
+                   if puzzle.themes == ("more-outs",))
+    return derive(position_of(shipped))
 
 
 def discard_away() -> Puzzle:
