@@ -105,10 +105,10 @@ def test_dates_before_the_epoch_and_an_empty_bank_are_refused() -> None:
         daily([], EPOCH)
 
 
-def test_the_days_already_dealt_stay_and_three_years_follow_without_a_repeat() -> None:
+def test_the_days_already_dealt_stay_and_the_later_ones_deal_new_puzzles() -> None:
     """The shipped bank: every day up to 2026-11-30 shows the puzzle the calendar file says was
-    dealt (served or retired since), and the three years from 2026-12-01 show each puzzle once,
-    none of them dealt before, every shown rating inside the band."""
+    dealt (served or retired since); the days after show puzzles not dealt before, none twice
+    in a quarter, each rated inside the band as shown."""
     from puzzles.bank import load_bank, load_retired
     from puzzles.daily import dealt_calendar
 
@@ -117,9 +117,10 @@ def test_the_days_already_dealt_stay_and_three_years_follow_without_a_repeat() -
     assert min(calendar) == EPOCH and max(calendar) == date(2026, 11, 30)
     before = daily_run(served, EPOCH, date(2026, 11, 30), retired)
     assert [puzzle.id for puzzle in before] == [calendar[day] for day in sorted(calendar)]
-    after = daily_run(served, date(2026, 12, 1), date(2029, 11, 30), retired)
+    assert daily(served, date(2026, 5, 2), retired).id == calendar[date(2026, 5, 2)]
+    after = daily_run(served, date(2026, 12, 1), date(2027, 2, 28), retired)
     ids = [puzzle.id for puzzle in after]
-    assert len(ids) == len(set(ids)) == 1096 and not set(ids) & set(calendar.values())
+    assert len(ids) == len(set(ids)) == 90 and not set(ids) & set(calendar.values())
     assert all(BAND[0] <= puzzle.rating <= BAND[1] for puzzle in after)
     # A bank without the dealt puzzles (another bank) is dealt by the rule from the epoch.
     assert daily(served[:50], EPOCH).id in {puzzle.id for puzzle in served[:50]}

@@ -161,9 +161,15 @@ def test_a_lay_down_puzzles_best_play_carries_its_lay_off_notes(client: FlaskCli
     assert re.findall(r'<p class="lay-off">([^<]*)</p>', html) == notes
 
 
-@pytest.mark.parametrize("puzzle_id", ["a238a5c28cf2", "481b88079344"])
+# Buy puzzles asked late in the round (turn 5 or later): without the turn on the analysis
+# page, two of them once read another verdict there (a238a5c28cf2 and 481b88079344, retired
+# since with generator puzzles-8).
+LATE_BUYS = [puzzle.id for puzzle in BANK if puzzle.kind is Kind.BUY and puzzle.turn >= 5][:2]
+
+
+@pytest.mark.parametrize("puzzle_id", LATE_BUYS)
 def test_a_buy_puzzles_link_asks_the_same_question(client: FlaskClient, puzzle_id: str) -> None:
-    """Both read another verdict without the turn (the second was a buy and read "pass")."""
+    """The analysis page, asked the puzzle's question (its turn and buys too), gives its verdict."""
     puzzle = BY_ID[puzzle_id]
     fields = analysis_fields(puzzle)
     assert fields["turn"] == str(puzzle.turn) and fields["buys_used"] == str(puzzle.buys_used)
@@ -177,7 +183,7 @@ def test_a_buy_puzzles_link_asks_the_same_question(client: FlaskClient, puzzle_i
 
 
 def test_the_puzzle_page_links_with_the_turn(client: FlaskClient) -> None:
-    puzzle = BY_ID["a238a5c28cf2"]
+    puzzle = BY_ID[LATE_BUYS[0]]
     html = client.get(f"/puzzles/{puzzle.id}").text + answer(client, puzzle, choice="buy").text
     assert f"turn={puzzle.turn}" in html and "buys_used=0" in html
 
@@ -206,7 +212,7 @@ def test_turn_without_an_offered_card_is_a_400(client: FlaskClient) -> None:
 
 
 def test_the_form_keeps_the_turn_and_the_share_link_carries_it(client: FlaskClient) -> None:
-    puzzle = BY_ID["a238a5c28cf2"]
+    puzzle = BY_ID[LATE_BUYS[0]]
     html = client.get("/analyze?" + urlencode(analysis_fields(puzzle))).text
     assert f'id="turn" name="turn" inputmode="numeric" size="3" value="{puzzle.turn}"' in html
     share = re.search(r'class="share" href="([^"]*)"', html)

@@ -20,7 +20,7 @@ from tests.webapp.test_trainer import BANK, LAY_DOWN, lay_down_form
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
-BUY = next(puzzle for puzzle in BANK if puzzle.id == "a238a5c28cf2")
+BUY = next(puzzle for puzzle in BANK if puzzle.kind is Kind.BUY and puzzle.turn >= 5)
 
 
 def stored_wrong_discard() -> tuple[Puzzle, str]:
