@@ -49,6 +49,19 @@ def rating_chart(
     return _chart(points, width, height)
 
 
+def match_rate_chart(history: Sequence[tuple[datetime, float]], *, width: int = 640, height: int = 180) -> str:
+    """The review's match rate (0 to 1) of each reviewed game (oldest first) as an ``<svg>``
+    like ``rating_chart``'s, in percent, without a band (a match rate is measured, not estimated)."""
+    points = [_checked(number, (*point, 0.0) if isinstance(point, (tuple, list)) and len(point) == 2 else point)
+              for number, point in enumerate(history)]
+    if not points:
+        return _empty(width, "No reviewed games yet", "No reviewed games yet: your match rate appears here "
+                      "after the review of your first finished game.")
+    percent = [(when, 100 * rate, 0.0) for when, rate, _ in points]
+    return _chart(percent, width, height, noun="match rate", unit="%", counted="reviewed game", band=False,
+                  scale=(0, 100, [0, 25, 50, 75, 100]))
+
+
 def _checked(number: int, point: object) -> Point:
     if not isinstance(point, (tuple, list)) or len(point) != 3:
         raise ChartError(f"point {number} must be (date, rating, deviation), not {point!r}")
@@ -63,12 +76,12 @@ def _checked(number: int, point: object) -> Point:
     return when, float(rating), float(deviation)
 
 
-def _empty(width: int) -> str:
-    words = "No rated puzzles yet: your rating appears here after your first rated attempt."
+def _empty(width: int, title: str = "No rated puzzles yet",
+           words: str = "No rated puzzles yet: your rating appears here after your first rated attempt.") -> str:
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" class="rating-chart empty" role="img" '
         f'width="{width}" height="{EMPTY_HEIGHT}" viewBox="0 0 {width} {EMPTY_HEIGHT}">'
-        f"<title>No rated puzzles yet</title><desc>{escape(words)}</desc>"
+        f"<title>{escape(title)}</title><desc>{escape(words)}</desc>"
         f'<text x="8" y="{EMPTY_HEIGHT // 2 + 5}" font-family="sans-serif" font-size="13" fill="#555">'
         f"{escape(words)}</text></svg>"
     )
@@ -94,11 +107,13 @@ def _n(value: float) -> str:
     return f"{round(value, 1) + 0.0:.1f}"
 
 
-def _chart(points: list[Point], width: int, height: int) -> str:
+def _chart(points: list[Point], width: int, height: int, *, noun: str = "rating", unit: str = "",
+           counted: str = "rated puzzle", band: bool = True,
+           scale: tuple[int, int, list[int]] | None = None) -> str:
     ratings = [rating for _, rating, _ in points]
     lows = [rating - 2 * deviation for _, rating, deviation in points]
     highs = [rating + 2 * deviation for _, rating, deviation in points]
-    bottom, top, ticks = _ticks(min(lows), max(highs))
+    bottom, top, ticks = scale if scale is not None else _ticks(min(lows), max(highs))
     plot_left, plot_right = LEFT, width - RIGHT
     plot_top, plot_bottom = TOP, height - BOTTOM
 
@@ -112,12 +127,12 @@ def _chart(points: list[Point], width: int, height: int) -> str:
 
     first, last = points[0], points[-1]
     current, deviation = last[1], last[2]
-    title = f"Your rating: {round(current)} (lowest {round(min(ratings))}, highest {round(max(ratings))})"
+    title = f"Your {noun}: {round(current)}{unit} (lowest {round(min(ratings))}{unit}, highest {round(max(ratings))}{unit})"
+    sure = f", 95% sure between {round(current - 2 * deviation)} and {round(current + 2 * deviation)}" if band else ""
     words = (
-        f"Your rating after {len(points)} rated puzzle{'s' if len(points) != 1 else ''}, "
+        f"Your {noun} after {len(points)} {counted}{'s' if len(points) != 1 else ''}, "
         + (f"on {_date(first[0])}" if _date(first[0]) == _date(last[0]) else f"from {_date(first[0])} to {_date(last[0])}")
-        + f": now {round(current)}, 95% sure between {round(current - 2 * deviation)} and "
-        f"{round(current + 2 * deviation)}; lowest {round(min(ratings))}, highest {round(max(ratings))}."
+        + f": now {round(current)}{unit}{sure}; lowest {round(min(ratings))}{unit}, highest {round(max(ratings))}{unit}."
     )
     parts = [
         (
@@ -140,17 +155,19 @@ def _chart(points: list[Point], width: int, height: int) -> str:
     )
     # The band and the line.
     if len(points) == 1:
-        parts.append(
-            f'<line class="band" x1="{_n(x(0))}" x2="{_n(x(0))}" y1="{_n(y(highs[0]))}" '
-            f'y2="{_n(y(lows[0]))}" stroke="#9ec5e8" stroke-width="8"/>'
-        )
+        if band:
+            parts.append(
+                f'<line class="band" x1="{_n(x(0))}" x2="{_n(x(0))}" y1="{_n(y(highs[0]))}" '
+                f'y2="{_n(y(lows[0]))}" stroke="#9ec5e8" stroke-width="8"/>'
+            )
         parts.append(
             f'<circle class="rating-dot current" cx="{_n(x(0))}" cy="{_n(y(current))}" r="4" fill="#1f5fa8"/>'
         )
     else:
         outline = [(x(i), y(high)) for i, high in enumerate(highs)]
         outline += [(x(i), y(low)) for i, low in reversed(list(enumerate(lows)))]
-        parts.append(f'<polygon class="band" points="{_pairs(outline)}" fill="#9ec5e8" fill-opacity="0.45"/>')
+        if band:
+            parts.append(f'<polygon class="band" points="{_pairs(outline)}" fill="#9ec5e8" fill-opacity="0.45"/>')
         line = [(x(i), y(rating)) for i, rating in enumerate(ratings)]
         parts.append(
             f'<polyline class="rating-line" points="{_pairs(line)}" fill="none" stroke="#1f5fa8" '
@@ -162,7 +179,7 @@ def _chart(points: list[Point], width: int, height: int) -> str:
     # The current rating beside the last point, and the dates under the ends.
     parts.append(
         f'<text class="current-label" x="{_n(x(len(points) - 1) + 8)}" y="{_n(y(current) + 4)}" '
-        f'font-weight="bold" fill="#1f5fa8">{round(current)}</text>'
+        f'font-weight="bold" fill="#1f5fa8">{round(current)}{unit}</text>'
     )
     date_y = _n(height - 6)
     if _date(first[0]) == _date(last[0]):  # one day: its date once, under the middle of the line

@@ -162,9 +162,10 @@ class Report(Base):
 
 
 class Game(Base):
-    """A round against the computer, stored as its game record (webapp/tables.py): the record
-    is the state, rebuilt on each request by replaying it through the table. ``version`` counts
-    the person's moves: a move form carries it (signed), so a replayed form changes nothing."""
+    """A round (or a whole game: every round of the rule set) against the computer, stored as
+    its game record (webapp/tables.py): the record is the state, rebuilt on each request by
+    replaying it through the table. ``version`` counts the person's moves: a move form carries
+    it (signed), so a replayed form changes nothing."""
 
     __tablename__ = "games"
     __table_args__ = (Index("ix_games_player", "player_id"),)
@@ -172,17 +173,22 @@ class Game(Base):
     id: Mapped[str] = mapped_column(String(32), primary_key=True, default=lambda: uuid.uuid4().hex)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
     rules: Mapped[str] = mapped_column(String(40))
-    round: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int] = mapped_column(Integer)  # a whole game's: the round in play
     players: Mapped[int] = mapped_column(Integer)
     seat: Mapped[int] = mapped_column(Integer)  # the person's
     strength: Mapped[str] = mapped_column(String(20))  # the computer players' policy
-    seed: Mapped[int] = mapped_column(BigInteger)
+    seed: Mapped[int] = mapped_column(BigInteger)  # the deal's; a whole game's, each round's derived from it
     record: Mapped[Any] = mapped_column(JSON)  # the round's events so far (the record's round)
     pending: Mapped[Any] = mapped_column(JSON)  # the steps of the person's turn in progress
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     hints: Mapped[int] = mapped_column(Integer, default=0, server_default="0")  # hints asked for
-    finished: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    finished: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # the game over
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    whole: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())  # every round in order
+    past: Mapped[Any] = mapped_column(JSON, nullable=True)  # a whole game's rounds over: each its events
+    totals: Mapped[Any] = mapped_column(JSON, nullable=True)  # each seat's points, once the game is over
+    review: Mapped[Any] = mapped_column(JSON, nullable=True)  # the review (``Review.to_dict``) once made
+    match_rate: Mapped[float | None] = mapped_column(Float, nullable=True)  # the review's, for the dashboard
 
 
 # ---- engine and sessions -------------------------------------------------------------------------

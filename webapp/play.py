@@ -1,7 +1,10 @@
-"""Play a round against the computer: ``/play`` starts one, ``/play/<id>`` is the table.
+"""Play a round or a whole game against the computer: ``/play`` starts one, ``/play/<id>`` is
+the table.
 
 A game is a ``games`` row holding the round's record (webapp/tables.py rebuilds the table from
-it on each request). Every move is a plain form posted to ``/play/<id>/move`` and answered by
+it on each request); a whole game (every round of the rule set, in order) keeps the rounds over
+beside it (``past``) and deals each next round from the game's seed (``tables.round_seed``) when
+the person asks for it ("Next round", a move form like the others). Every move is a plain form posted to ``/play/<id>/move`` and answered by
 a redirect to the table (POST-redirect-GET); htmx boosts the forms (the table is swapped in
 place, no page load). Each move form carries a signed one-time token naming the player, the
 game and the game's move count: a form sent twice, or for another game or player, is refused
@@ -26,7 +29,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response as BaseResponse
 
-from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, card_of, review_game
+from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, card_of, game_record, review_game
 from analyzer.render import render_advice
 from webapp.db import Game as GameRow
 from webapp.db import Player, session, write_transaction
@@ -41,7 +44,9 @@ from webapp.tables import (
     lay_down_melds,
     parse_card,
     play_of,
+    points_of,
     random_seed,
+    round_seed,
     step_of_melds,
     turn_can_end,
 )
@@ -83,13 +88,19 @@ def start_page() -> str:
                            strengths=STRENGTHS, games=games, values=request.args, error=None)
 
 
-def _setup_from(form: Mapping[str, str]) -> Setup:
+def _setup_from(form: Mapping[str, str]) -> tuple[Setup, bool]:
+    """The game the start form asks for and whether it is the whole game (the setup's round is
+    then 1; its seed is the game's)."""
     rules = form.get("rules", "progressive")
     if rules not in PRESETS:
         raise MoveError(f"no rule set {rules!r}: choose one of {', '.join(PRESETS)}")
     rounds = len(PRESETS[rules].rounds)
+    length = form.get("length", "round")
+    if length not in ("round", "game"):
+        raise MoveError("play one round or the whole game")
+    whole = length == "game"
     try:
-        number = int(form.get("round", "1"))
+        number = 1 if whole else int(form.get("round", "1"))
         players = int(form.get("players", "4"))
         seed_text = form.get("seed", "").strip()
         seed = int(seed_text) if seed_text else random_seed()
@@ -108,31 +119,32 @@ def _setup_from(form: Mapping[str, str]) -> Setup:
         PRESETS[rules].deck_for(players)
     except ValueError as error:
         raise MoveError(str(error)) from None
-    return Setup(rules, number, players, 0, strength, seed)
+    return Setup(rules, number, players, 0, strength, seed), whole
 
 
 @blueprint.post("/play")
 def start() -> BaseResponse | tuple[str, int]:
     try:
-        setup = _setup_from(request.form)
-        game = Game(setup, [])
+        setup, whole = _setup_from(request.form)
     except MoveError as error:
         return render_template("play/start.html", presets=[(name, TITLES[name][0]) for name in PRESETS],
                                strengths=STRENGTHS, games=[], values=request.form, error=str(error)), 400
-    return _begin(setup, game)
+    return _begin(setup, whole)
 
 
-def _begin(setup: Setup, game: Game) -> BaseResponse:
-    """Store a game just dealt as the visitor's (a round started counts against the address's
-    limit) and send them to its table."""
-    spend("GAMES_PER_ADDRESS", "rounds started from your address")
+def _begin(setup: Setup, whole: bool) -> BaseResponse:
+    """Deal a game (a whole game: its first round), store it as the visitor's (a game started
+    counts against the address's limit) and send them to its table."""
+    spend("GAMES_PER_ADDRESS", "games started from your address")
+    row = GameRow(rules=setup.rules, round=setup.round, players=setup.players, seat=setup.seat,
+                  strength=setup.strength, seed=setup.seed, pending=[], version=0, hints=0, whole=whole,
+                  past=[] if whole else None)
+    game = Game(_setup(row), [])
+    row.record, row.finished = game.round_record()["events"], game.finished and _last_round(row)
     with write_transaction() as db:
         player = current_player(db)
         assert player is not None
-        row = GameRow(player_id=player.id, rules=setup.rules, round=setup.round, players=setup.players,
-                      seat=setup.seat, strength=setup.strength, seed=setup.seed,
-                      record=game.round_record()["events"], pending=[], version=0, hints=0,
-                      finished=game.finished)
+        row.player_id = player.id
         db.add(row)
     return redirect(url_for("play.table", game_id=row.id), 303)
 
@@ -141,7 +153,39 @@ def _begin(setup: Setup, game: Game) -> BaseResponse:
 
 
 def _setup(row: GameRow) -> Setup:
-    return Setup(row.rules, row.round, row.players, row.seat, row.strength, row.seed)
+    """The round in play: a whole game deals each round from the game's seed."""
+    seed = round_seed(row.rules, row.round, row.seed) if row.whole else row.seed
+    return Setup(row.rules, row.round, row.players, row.seat, row.strength, seed)
+
+
+def game_rounds(rules: str) -> int:
+    """The rounds of a whole game of the rule set: all of them."""
+    return len(PRESETS[rules].rounds)
+
+
+def _rounds_of(row: GameRow) -> int:
+    return game_rounds(row.rules) if row.whole else 1
+
+
+def _last_round(row: GameRow) -> bool:
+    return not row.whole or row.round >= game_rounds(row.rules)
+
+
+def _scores(row: GameRow) -> list[list[int]]:
+    """Each scored round's points per seat, in order (a whole game's rounds over, then this one's)."""
+    rounds = [*(row.past or []), row.record]
+    return [points for points in map(points_of, rounds) if points is not None]
+
+
+def _totals(scores: Sequence[Sequence[int]], players: int) -> list[int]:
+    return [sum(points[seat] for points in scores) for seat in range(players)]
+
+
+def _earlier_rounds(row: GameRow) -> list[dict[str, Any]]:
+    """A whole game's rounds over as the record holds them (each replayed: the record stays valid)."""
+    return [Game(Setup(row.rules, number, row.players, row.seat, row.strength,
+                       round_seed(row.rules, number, row.seed)), events).round_record()
+            for number, events in enumerate(row.past or [], start=1)]
 
 
 def _owned(db: Session, game_id: str, *, lock: bool = False) -> tuple[Player, GameRow]:
@@ -196,12 +240,19 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
              for s in range(row.players)]
     face_up = table_.discards[-1].token if table_.discards else None
     outcome = table_.outcome() if game.finished else None
+    scores = _scores(row)
+    totals = _totals(scores, row.players)
+    low = min(totals) if row.finished else None
+    title = (f"{TITLES[row.rules][0]} round {row.round} of {_rounds_of(row)}" if row.whole
+             else f"{TITLES[row.rules][0]} round {row.round}")
     return {
         "row": row, "game": game, "pause": pause, "hand": [c.token for c in hand], "seats": seats,
         "face_up": face_up, "offer_open": table_.offer_open, "stock": len(table_.stock),
         "contract": [f"{spec.kind.value} of {spec.size}" for spec in contract], "laid_down": laid_down,
         "log": describe_events(row.record, seat), "token": issue_move_token(player, row), "error": error,
-        "hint": hint, "outcome": outcome, "can_end": can_end, "title": f"{TITLES[row.rules][0]} round {row.round}",
+        "hint": hint, "outcome": outcome, "can_end": can_end, "title": title,
+        "scores": scores, "totals": totals, "winners": [s for s, t in enumerate(totals) if t == low],
+        "next_round": row.whole and outcome is not None and not row.finished,
         "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",
         "substitution": rules.joker_substitution.value != "none", "waiting": game.waiting(),
         "pending": row.pending, "sort": request.args.get("sort", "suit"),
@@ -230,11 +281,38 @@ def move(game_id: str) -> ResponseReturnValue:
         player, row = _owned(db, game_id, lock=True)
         if row.version != version:
             abort(400, "this move form was sent already (or the table has moved on): reload the table")
-        row.record, row.pending, row.finished = state.record, state.pending, state.finished
+        row.record, row.pending = state.record, state.pending
+        row.finished = state.finished and _last_round(row)
+        if row.finished:
+            row.totals = _totals(_scores(row), row.players)
         row.version += 1
     if _wants_json():
         return Response(json.dumps({"ok": True, "version": version + 1}), mimetype="application/json")
     return redirect(url_for("play.table", game_id=row.id, sort=request.form.get("sort") or None), 303)
+
+
+@blueprint.post("/play/<game_id>/next")
+def next_round(game_id: str) -> BaseResponse:
+    """A whole game's next round, dealt from the game's seed once the round in play is over."""
+    db = session()
+    player, row = _owned(db, game_id)
+    _check_move_token(player, row)
+    if not row.whole or row.finished or points_of(row.record) is None:
+        abort(400, "there is no next round now: " + ("the game is over" if row.finished else "the round is not over"))
+    version, number = row.version, row.round + 1
+    game = Game(Setup(row.rules, number, row.players, row.seat, row.strength,
+                      round_seed(row.rules, number, row.seed)), [])
+    with write_transaction() as db:
+        player, row = _owned(db, game_id, lock=True)
+        if row.version != version:
+            abort(400, "this move form was sent already (or the table has moved on): reload the table")
+        row.past = [*(row.past or []), row.record]
+        row.round, row.record, row.pending = number, game.round_record()["events"], []
+        row.finished = game.finished and _last_round(row)
+        if row.finished:  # pragma: no cover - the person plays first: a round never ends at its deal
+            row.totals = _totals(_scores(row), row.players)
+        row.version += 1
+    return redirect(url_for("play.table", game_id=game_id), 303)
 
 
 def _wants_json() -> bool:
@@ -359,34 +437,68 @@ def record(game_id: str) -> Response:
     db = session()
     _, row = _owned(db, game_id)
     game = Game(_setup(row), row.record)
-    written = game.record()
+    written = game.record(_earlier_rounds(row))
     if row.hints:
         written["hints"] = row.hints
     return Response(json.dumps(written, ensure_ascii=False, indent=1), mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="round-{row.id}.json"'})
+                    headers={"Content-Disposition": f'attachment; filename="{"game" if row.whole else "round"}-{row.id}.json"'})
 
 
 @blueprint.get("/play/<game_id>/review")
 def review(game_id: str) -> str:
+    """The review of the person's decisions, a round at a time: each request reviews the first
+    round not yet reviewed (seconds to a minute or two: the advice's solves) and keeps it with
+    the game; the page asks for the next until all are (htmx, or a link without JavaScript).
+    Once every round is, the game's match rate is kept for the dashboard."""
     db = session()
     _, row = _owned(db, game_id)
     if not row.finished:
-        abort(400, "the review comes when the round is over")
-    game = Game(_setup(row), row.record)
-    try:
-        reviewed = review_game(game.record(), row.seat)
-    except RecordError as error:  # pragma: no cover - a stored game always replays
-        abort(500, str(error))
-    return render_template("play/review.html", row=row, review=reviewed, title=f"{TITLES[row.rules][0]} round {row.round}")
+        abort(400, "the review comes when the " + ("game" if row.whole else "round") + " is over")
+    done: dict[str, Any] = dict(row.review or {})
+    numbers = list(range(1, row.round + 1)) if row.whole else [row.round]
+    todo = [number for number in numbers if str(number) not in done]
+    if todo:
+        number = todo.pop(0)
+        game = Game(_setup(row), row.record)
+        rounds = [*_earlier_rounds(row), game.round_record()] if row.whole else [game.round_record()]
+        written, seat = game_record(game.rules, game.names(), [rounds[numbers.index(number)]]), row.seat
+        db.rollback()  # no transaction open while the advice thinks
+        try:
+            made = review_game(written, seat)
+        except RecordError as error:  # pragma: no cover - a stored game always replays
+            abort(500, str(error))
+        with write_transaction() as db:
+            _, row = _owned(db, game_id, lock=True)
+            done = {**(row.review or {}), str(number): made.to_dict()}
+            row.review = done
+            todo = [n for n in numbers if str(n) not in done]
+            if not todo:
+                row.match_rate = _summary(done)["match_rate"]
+    summary = _summary(done)
+    decisions = [d for number in numbers if str(number) in done for d in done[str(number)]["decisions"]]
+    title = (f"{TITLES[row.rules][0]}, the whole game" if row.whole
+             else f"{TITLES[row.rules][0]} round {row.round}")
+    return render_template("play/review.html", row=row, summary=summary, decisions=decisions, todo=todo,
+                           reviewed=[n for n in numbers if str(n) in done], title=title)
+
+
+def _summary(done: Mapping[str, Any]) -> dict[str, Any]:
+    """The rounds' reviews summed: decisions, matches, match rate (None without a decision), cost."""
+    decisions = sum(one["summary"]["decisions"] for one in done.values())
+    matches = sum(one["summary"]["matches"] for one in done.values())
+    return {"decisions": decisions, "matches": matches, "match_rate": matches / decisions if decisions else None,
+            "estimated_cost": sum(one["summary"]["estimated_cost"] for one in done.values())}
 
 
 @blueprint.post("/play/<game_id>/again")
 def again(game_id: str) -> BaseResponse:
+    """The same deal (a whole game: the same game, from its first round) played again."""
     db = session()
     _, row = _owned(db, game_id)
-    setup = _setup(row)
+    setup = Setup(row.rules, 1 if row.whole else row.round, row.players, row.seat, row.strength, row.seed)
+    whole = row.whole
     db.rollback()
-    return _begin(setup, Game(setup, []))
+    return _begin(setup, whole)
 
 
 # ---- the log in words ---------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from webapp.db import (
     START_VOLATILITY,
     Attempt,
     DailyResult,
+    Game,
     Player,
     Report,
 )
@@ -191,6 +192,7 @@ def adopt(db: Session, anonymous: Player, account: Player) -> Adopted:
       one's, so a player who practised before registering elsewhere keeps what they earned.
       The best streak is the better of the two; the daily streak is counted again from the
       merged daily results.
+    - Games against the computer move as they are (their reviews with them).
     - Name: the account's; the anonymous one's when the account has none. The rule set
       remembered stays the account's.
     """
@@ -226,6 +228,8 @@ def adopt(db: Session, anonymous: Player, account: Player) -> Adopted:
     reports = cast(CursorResult[Any], db.execute(
         update(Report).where(Report.player_id == anonymous.id).values(player_id=account.id),
         execution_options={"synchronize_session": False}))
+    db.execute(update(Game).where(Game.player_id == anonymous.id).values(player_id=account.id),
+               execution_options={"synchronize_session": False})  # games against the computer move whole
 
     if rating_from == "anonymous":
         account.rating, account.deviation, account.volatility = (

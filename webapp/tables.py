@@ -40,6 +40,7 @@ from analyzer import (
     game_record,
     load_rules,
 )
+from arena.duplicate import deal_seed
 from arena.policies import PolicyName, Round, Sight, make_policy
 from puzzles.answers import row_readings
 
@@ -205,10 +206,15 @@ class Game:
     def round_record(self) -> dict[str, Any]:
         return self.recorder.round_record()
 
-    def record(self) -> dict[str, Any]:
-        names = [HUMAN_NAME if seat == self.setup.seat else f"computer ({self.setup.strength})"
-                 for seat in range(self.setup.players)]
-        return game_record(self.rules, names, [self.round_record()])
+    def record(self, earlier: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
+        """The game record: the ``earlier`` rounds (a whole game's rounds over, each its
+        ``round_record``), then this one."""
+        return game_record(self.rules, self.names(), [*earlier, self.round_record()])
+
+    def names(self) -> list[str]:
+        """The players as the record names them, by seat."""
+        return [HUMAN_NAME if seat == self.setup.seat else f"computer ({self.setup.strength})"
+                for seat in range(self.setup.players)]
 
     def hand(self) -> list[Card]:
         return sorted(self.table.hands[self.setup.seat], key=Card.sort_key)
@@ -316,6 +322,19 @@ def turn_can_end(turn: Turn) -> bool:
     except TableError:
         return False
     return True
+
+
+def round_seed(rules: str, number: int, seed: int) -> int:
+    """The deal of a whole game's round: the arena's (``arena.duplicate.deal_seed``), so a whole
+    game of seed S deals the rounds ``rummy-arena --game --seeds S`` deals."""
+    return deal_seed(load_rules(rules).name, number, seed)
+
+
+def points_of(events: Sequence[Mapping[str, Any]]) -> list[int] | None:
+    """Each seat's points of a round's events, once it is scored (the last event)."""
+    if events and events[-1].get("event") == "score":
+        return list(events[-1]["points"])
+    return None
 
 
 def random_seed() -> int:

@@ -8,7 +8,8 @@ once, the daily puzzle, the dashboard, and reports of wrong puzzles.
     POST /puzzles/<id>/report      "this puzzle is wrong": hidden from the reporter at once, from
                                    everyone when enough established players agree (webapp/trust.py)
     GET  /daily                    today's puzzle, the player's result, how many solved it
-    GET  /dashboard                rating over time, results by theme, failed puzzles to replay
+    GET  /dashboard                rating over time, results by theme, failed puzzles to replay,
+                                   games against the computer and their reviews' match rate
 
 The pages only read: a visitor becomes a player row on their first answer or report (or name,
 or account), never by looking (``players.visitor``). Answers and reports are limited per player
@@ -36,9 +37,9 @@ from puzzles.answers import score as score_answer
 from puzzles.model import KINDS, Puzzle
 from webapp.answers import score
 from webapp.bank import Bank, bank, today
-from webapp.chart import rating_chart
+from webapp.chart import match_rate_chart, rating_chart
 from webapp.choose import EASIER, HARDER, choose_puzzle, theme_line, unseen_counts
-from webapp.db import Attempt, DailyResult, Player, Report, session, transaction, write_transaction
+from webapp.db import Attempt, DailyResult, Game, Player, Report, session, transaction, write_transaction
 from webapp.feedback import feedback
 from webapp.players import (
     current_player,
@@ -399,8 +400,38 @@ def dashboard() -> tuple[str, int]:
     with player_transaction() as (db, player):
         attempts = [] if player.id is None else list(
             db.scalars(select(Attempt).where(Attempt.player_id == player.id).order_by(Attempt.id)))
-        context = {"player": player, "name": display_name(player), **summary(player, attempts, today())}
+        context = {"player": player, "name": display_name(player), **summary(player, attempts, today()),
+                   **played(db, player)}
     return render_template("train/dashboard.html", **context), 200
+
+
+GAMES_SHOWN = 50  # the dashboard's finished games, newest first
+
+
+def played(db: Session, player: Player) -> dict[str, Any]:
+    """The player's finished games against the computer (newest first, ``GAMES_SHOWN``): date,
+    rule set, rounds, their total against the others', the review's match rate once made; and the
+    match rate over time as a chart."""
+    if player.id is None:
+        return {"games": [], "games_chart": None}
+    rows = db.execute(
+        select(Game.id, Game.created_at, Game.rules, Game.round, Game.whole, Game.seat, Game.totals,
+               Game.match_rate, Game.hints)
+        .where(Game.player_id == player.id, Game.finished.is_(True))
+        .order_by(Game.created_at.desc(), Game.id).limit(GAMES_SHOWN)).all()
+    games = []
+    for row in rows:
+        totals = list(row.totals or [])
+        mine = totals[row.seat] if totals else None
+        others = [total for seat, total in enumerate(totals) if seat != row.seat]
+        games.append({
+            "id": row.id, "date": row.created_at, "rules": TITLES.get(row.rules, (row.rules,))[0],
+            "rounds": f"1-{row.round}" if row.whole else str(row.round), "whole": row.whole,
+            "mine": mine, "others": others, "won": mine is not None and all(mine <= other for other in others),
+            "match_rate": row.match_rate, "hints": row.hints,
+        })
+    reviewed = [(game["date"], game["match_rate"]) for game in reversed(games) if game["match_rate"] is not None]
+    return {"games": games, "games_chart": match_rate_chart(reviewed) if reviewed else None}
 
 
 def summary(player: Player, attempts: list[Attempt], day: date) -> dict[str, Any]:

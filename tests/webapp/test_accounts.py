@@ -620,3 +620,19 @@ def test_one_browser_logging_in_from_two_tabs_at_once_adopts_its_history_once(ap
     assert statuses == [303, 303, 303]
     merged = by_username(app, "ada")
     assert len(players(app)) == 1 and len(merged["attempts"]) == 2 and merged["streak"] == 2
+
+
+def test_logging_in_brings_the_games_against_the_computer_along(app: Flask) -> None:
+    from tests.webapp.test_play import _start
+
+    laptop = app.test_client()
+    register(app.test_client(), "ada")
+    game_id = _start(laptop)
+    assert laptop.get(f"/play/{game_id}").status_code == 200
+    assert login(laptop, "ada").status_code == 303
+    assert laptop.get(f"/play/{game_id}").status_code == 200  # the account's now
+    with app.app_context():
+        from webapp.db import Game
+
+        owner = session().scalars(select(Game.player_id).where(Game.id == game_id)).one()
+    assert owner == by_username(app, "ada")["id"]

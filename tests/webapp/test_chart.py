@@ -224,3 +224,18 @@ def test_a_bad_history_is_refused_naming_the_point(history: list[object], proble
 def test_a_bad_size_is_refused(width: object, height: object) -> None:
     with pytest.raises(ChartError, match="^(width|height) must be"):
         rating_chart([], width=width, height=height)  # type: ignore[arg-type]
+
+
+def test_the_match_rate_chart_is_in_percent_on_a_fixed_axis_without_a_band() -> None:
+    from webapp.chart import match_rate_chart
+
+    start = datetime(2026, 11, 1, 20)
+    svg = match_rate_chart([(start, 0.5), (start + timedelta(days=2), 1.0), (start + timedelta(days=3), 0.75)])
+    root = ElementTree.fromstring(svg)
+    assert root.findtext(f"{SVG}title") == "Your match rate: 75% (lowest 50%, highest 100%)"
+    assert "after 3 reviewed games" in (root.findtext(f"{SVG}desc") or "")
+    assert [tick.get("data-value") for tick in root.iter(f"{SVG}g")] == ["0", "25", "50", "75", "100"]
+    assert not [e for e in root.iter() if e.get("class") == "band"]
+    assert "No reviewed games yet" in match_rate_chart([])
+    with pytest.raises(ChartError):
+        match_rate_chart([(start, math.nan)])

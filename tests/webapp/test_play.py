@@ -366,3 +366,141 @@ def test_a_hint_for_a_buy_is_the_buy_verdict(app: Flask, client: FlaskClient) ->
     assert 'id="hint"' in shown and 'id="buy"' in shown
     hint = html.unescape(shown.split('id="hint">', 1)[1].split("</pre>", 1)[0])
     assert "buy" in hint.lower()
+
+
+# ---- a whole game ---------------------------------------------------------------------------------
+
+
+class _FakeReview:
+    """A review made without the solver (seconds a decision): one decision per draw or take of
+    seat 0 in the record's one round, every other one a match."""
+
+    def __init__(self, record: dict[str, Any], seat: int) -> None:
+        (one,) = record["rounds"]
+        self.decisions = [
+            {"round": one["round"], "event": index, "turn": turn, "decision": "take or draw", "hand": ["5H", "5D"],
+             "offered": None, "chosen": event["event"], "advised": "draw", "match": turn % 2 == 1,
+             "cost": 0.0 if turn % 2 else 1.5, "why": "a made-up reason", "choices": []}
+            for turn, (index, event) in enumerate(((i, e) for i, e in enumerate(one["events"])
+                                                   if e.get("seat") == seat and e["event"] in ("draw", "take")), start=1)]
+
+    def to_dict(self) -> dict[str, Any]:
+        matches = sum(d["match"] for d in self.decisions)
+        return {"summary": {"decisions": len(self.decisions), "matches": matches,
+                            "match_rate": matches / len(self.decisions), "estimated_cost": 1.5 * (len(self.decisions) - matches)},
+                "decisions": self.decisions}
+
+    @property
+    def match_rate(self) -> float:
+        return float(self.to_dict()["summary"]["match_rate"])
+
+
+def _fresh_token(app: Flask, game_id: str) -> str:
+    """A valid move token for the game as it stands (the page over has no move form)."""
+    from webapp.db import Player
+    from webapp.play import issue_move_token
+
+    row = _row(app, game_id)
+    with app.app_context():
+        return issue_move_token(session().get(Player, row.player_id), row)
+
+
+def _next(client: FlaskClient, game_id: str, page: str) -> Any:
+    return client.post(f"/play/{game_id}/next", data={"csrf_token": _csrf(page), "token": _token(page)})
+
+
+def test_a_whole_game_of_two_rounds(app: Flask, client: FlaskClient, monkeypatch: Any) -> None:
+    """A whole game (two rounds here: the game's length patched, the deals progressive's own)
+    against greedy players: the running totals between the rounds, the next round dealt from the
+    game's seed, the final totals and the winner, a record that replays, the review a round at a
+    time, the dashboard; replayed or misplaced forms 400, another visitor 404."""
+    from analyzer import replay
+    from webapp import play
+    from webapp.tables import round_seed
+
+    monkeypatch.setattr(play, "game_rounds", lambda rules: 2)
+    monkeypatch.setattr(play, "review_game", _FakeReview)
+    game_id = _start(client, length="game", round="5")  # the round field is for one round only
+    row = _row(app, game_id)
+    assert (row.whole, row.round, row.seed, row.past) == (True, 1, SEED, [])
+    page = client.get(f"/play/{game_id}").text
+    assert "round 1 of 2" in page
+    assert _next(client, game_id, page).status_code == 400  # the round is in play: no next round yet
+    page = _play_round(client, game_id)
+    assert 'id="next-round"' in page and 'id="totals"' in page and 'id="review-link"' not in page
+    first = _row(app, game_id)
+    assert not first.finished and first.totals is None
+    assert _move(client, game_id, page, action="draw").status_code == 400  # the round is over
+    stranger = app.test_client()
+    own = stranger.get("/play").text
+    assert stranger.post(f"/play/{game_id}/next", data={"csrf_token": _csrf(own), "token": _token(page)}).status_code == 404
+    assert _next(client, game_id, page).status_code == 303
+    assert _next(client, game_id, page).status_code == 400  # the same form again: nothing changes
+    second = _row(app, game_id)
+    assert (second.round, second.past, second.version) == (2, [first.record], first.version + 1)
+    assert second.record[0]["event"] == "deal" and second.record != first.record
+    page = client.get(f"/play/{game_id}").text
+    assert "round 2 of 2" in page and 'id="draw"' in page
+    page = _play_round(client, game_id)
+    assert 'id="next-round"' not in page and 'id="game-winner"' in page and 'id="review-link"' in page
+    over = _row(app, game_id)
+    rounds = [e[-1]["points"] for e in (first.record, over.record)]
+    totals = [a + b for a, b in zip(*rounds, strict=True)]
+    assert over.finished and over.totals == totals
+    low = min(totals)
+    winner = "You win" if totals[0] == low and totals.count(low) == 1 else "A tie" if totals.count(low) > 1 else \
+        f"Player {totals.index(low) + 1} wins"
+    assert winner in html.unescape(page)
+    assert all(f"<strong>{total}</strong>" in page for total in totals)
+    # the record: both rounds, each dealt from the game's seed, replaying event by event
+    record = client.get(f"/play/{game_id}/record.json")
+    assert 'filename="game-' in record.headers["Content-Disposition"]
+    written = record.json
+    assert written is not None and written["totals"] == totals
+    assert [(r["round"], r["seed"]) for r in written["rounds"]] == [(n, round_seed("progressive", n, SEED)) for n in (1, 2)]
+    assert [r["events"] for r in written["rounds"]] == [first.record, over.record]
+    replayed = replay(written)
+    assert [list(r.outcome.penalty_points) for r in replayed.rounds] == rounds
+    # forms after the end, even with a valid token: 400, nothing changes
+    token = _fresh_token(app, game_id)
+    for path, fields in (("next", {}), ("move", {"action": "draw"})):
+        answer = client.post(f"/play/{game_id}/{path}", data={"csrf_token": _csrf(page), "token": token, **fields})
+        assert answer.status_code == 400
+    assert _row(app, game_id).version == over.version
+    assert stranger.get(f"/play/{game_id}/review").status_code == 404
+    # the review, a round a request; anchors per round and turn; the match rate kept at the end
+    review = client.get(f"/play/{game_id}/review")
+    assert review.status_code == 200 and 'id="round-1-turn-1"' in review.text and 'id="review-next"' in review.text
+    assert _row(app, game_id).match_rate is None
+    review = client.get(f"/play/{game_id}/review")
+    assert 'id="round-2-turn-1"' in review.text and 'id="round-1"' in review.text and 'id="review-next"' not in review.text
+    done = _row(app, game_id)
+    assert set(done.review) == {"1", "2"} and done.match_rate is not None
+    decisions = sum(done.review[n]["summary"]["decisions"] for n in "12")
+    assert done.match_rate == sum(done.review[n]["summary"]["matches"] for n in "12") / decisions
+    # the dashboard: the game, the totals, the match rate and its chart; not a stranger's
+    dashboard = client.get("/dashboard").text
+    assert f'id="game-{game_id}"' in dashboard and 'id="match-rate-chart"' in dashboard
+    assert f"{round(100 * done.match_rate)}%" in dashboard and "1-2" in dashboard
+    assert game_id not in stranger.get("/dashboard").text
+    # the same game again: the same seed, the same deals
+    again = client.post(f"/play/{game_id}/again", data={"csrf_token": _csrf(page)})
+    other = _row(app, again.headers["Location"].rsplit("/", 1)[1])
+    assert (other.whole, other.round, other.seed, other.record[0]) == (True, 1, SEED, first.record[0])
+
+
+def test_a_one_round_game_has_no_next_round(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client)
+    page = _play_round(client, game_id)
+    assert 'id="next-round"' not in page and 'id="totals"' not in page
+    row = _row(app, game_id)
+    assert row.finished and not row.whole and row.totals == row.record[-1]["points"]
+    answer = client.post(f"/play/{game_id}/next", data={"csrf_token": _csrf(page), "token": _fresh_token(app, game_id)})
+    assert answer.status_code == 400 and _row(app, game_id).version == row.version
+
+
+def test_the_game_length_is_checked(client: FlaskClient) -> None:
+    page = client.get("/play")
+    data = {"csrf_token": _csrf(page.text), "rules": "progressive", "round": "1", "players": "3",
+            "strength": "greedy", "length": "forever"}
+    assert client.post("/play", data=data).status_code == 400
