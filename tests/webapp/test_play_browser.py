@@ -5,6 +5,8 @@ review opened at the end; the same table at phone width (390 px)."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Locator, Page, expect
 
 from analyzer import analyze
@@ -52,7 +54,8 @@ def _start(page: Page, base: str, players: int = 3) -> None:
 def _lay_down(page: Page) -> bool:
     """Lay the contract down through the rows when the analyser says the hand can."""
     tokens = _hand(page)
-    result = analyze(" ".join(tokens), "progressive", 1)
+    found = re.search(r"round (\d+)", page.locator("h1").inner_text())
+    result = analyze(" ".join(tokens), "progressive", int(found.group(1)) if found else 1)
     if not result.can_lay_down:
         return False
     page.click("#lay-down-box summary")
@@ -127,3 +130,29 @@ def test_one_turn_without_javascript(browser: object, live_server: str) -> None:
     page.click(f"#discard-form button[value='{card}']")
     expect(page.locator("#log")).to_contain_text("You discarded the")
     context.close()
+
+
+def test_a_whole_game_goes_on_to_round_two(page: Page, live_server: str) -> None:
+    """A whole game: round 1 played by clicking to its end, the running totals, "Next round",
+    and round 2's table (the rest of the game plays the same way: the server tests play it)."""
+    page.set_viewport_size({"width": 1200, "height": 900})
+    page.goto(f"{live_server}/play")
+    page.check("#length-game")
+    page.fill("#players", "3")
+    page.fill("#seed", str(SEED))
+    shot(page, "play-start-whole")
+    page.click("#start")
+    expect(page.locator("h1")).to_contain_text("round 1 of 7")
+    assert _play_on(page, live_server, 200)
+    expect(page.locator("#totals")).to_be_visible()
+    expect(page.locator("#review-link")).to_have_count(0)
+    shot(page, "play-between-rounds")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "play-between-rounds-phone")
+    page.set_viewport_size({"width": 1200, "height": 900})
+    _act(page, page.locator("#next-round"))
+    expect(page.locator("h1")).to_contain_text("round 2 of 7")
+    expect(page.locator("#draw")).to_be_visible()
+    expect(page.locator("#log")).to_contain_text("The cards are dealt")
+    shot(page, "play-round-two")
