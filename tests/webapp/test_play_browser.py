@@ -156,3 +156,46 @@ def test_a_whole_game_goes_on_to_round_two(page: Page, live_server: str) -> None
     expect(page.locator("#draw")).to_be_visible()
     expect(page.locator("#log")).to_contain_text("The cards are dealt")
     shot(page, "play-round-two")
+
+
+def test_the_hand_is_arranged_by_dragging_and_kept(page: Page, live_server: str) -> None:
+    """Dragging a card (pointer events, as a finger or a mouse makes them) or Shift+arrow on a
+    focused card arranges the hand; the discard buttons follow; the order outlives a reload and a
+    move, a new card going to the right end; "suit" sorts again."""
+    page.set_viewport_size({"width": 1200, "height": 900})
+    _start(page, live_server)
+    _act(page, page.locator("#draw"))
+    expect(page.locator("#drag-note")).to_be_visible()
+    before = _hand(page)
+    cards = page.locator("#hand .card")
+    cards.last.drag_to(cards.first, target_position={"x": 2, "y": 10})
+    dragged = [before[-1], *before[:-1]]
+    assert _hand(page) == dragged
+    buttons = page.locator("#discard-form button[value]").evaluate_all("bs => bs.map(b => b.value)")
+    assert buttons == dragged
+    cards.nth(1).focus()
+    page.keyboard.press("Shift+ArrowLeft")
+    moved = [dragged[1], dragged[0], *dragged[2:]]
+    assert _hand(page) == moved
+    shot(page, "play-hand-arranged")
+    page.reload()
+    expect(page.locator("#drag-note")).to_be_visible()
+    assert _hand(page) == moved
+    _act(page, page.locator(f"#discard-form button[value='{moved[0]}']"))  # the computer plays, then our turn
+    while page.locator("#pass").count():
+        _act(page, page.locator("#pass"))
+    _act(page, page.locator("#draw"))
+    hand = _hand(page)
+    assert hand[:-1] == moved[1:] and len(hand) == len(moved)  # the card drawn at the right end
+    assert hand != _server_hand(page)
+    page.click("#sort-suit")
+    expect(page.locator("#drag-note")).to_be_visible()
+    assert _hand(page) == _server_hand(page)  # sorted by suit again, the arrangement forgotten
+    page.reload()
+    assert _hand(page) == _server_hand(page)
+
+
+def _server_hand(page: Page) -> list[str]:
+    """The hand in the server's order (the page as sent, before the script arranges it)."""
+    text = page.request.get(page.url).text()
+    return re.findall(r'data-card="([^"]+)"', text.split('id="hand"', 1)[1].split("</p>", 1)[0])
