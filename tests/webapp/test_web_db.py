@@ -94,3 +94,34 @@ def test_writers_take_their_turns_in_the_order_they_asked() -> None:
     assert order == ["B", "C", "D", "A again"]
     with turns:  # and free once everyone is done
         pass
+
+
+def test_the_rounds_finished_before_whole_games_get_their_totals(tmp_path: Path, database_url: str) -> None:
+    """Migration 0005: a finished round stored by 0004 gets its scores as its totals."""
+    import sqlalchemy as sa
+    from alembic import command
+
+    from webapp.db import alembic_config, make_engine
+
+    url = database_url
+    command.upgrade(alembic_config(url), "0004")
+    players = sa.table("players", sa.column("id", sa.Integer), sa.column("public_id", sa.String),
+                       sa.column("rules", sa.String))
+    games = sa.table("games", *(sa.column(name, sa.String) for name in ("id", "rules", "strength")),
+                     *(sa.column(name, sa.Integer) for name in ("player_id", "round", "players", "seat", "seed")),
+                     sa.column("record", sa.JSON), sa.column("pending", sa.JSON), sa.column("finished", sa.Boolean))
+    scored = [{"event": "deal"}, {"event": "score", "points": [12, 0, 30], "hands": [[], [], []]}]
+    database = make_engine(url)
+    with database.begin() as connection:
+        connection.execute(players.insert().values(public_id="p", rules="progressive"))
+        player = connection.execute(sa.select(players.c.id)).scalar_one()
+        for game_id, record, finished in (("over", scored, True), ("on", scored[:1], False)):
+            connection.execute(games.insert().values(
+                id=game_id, player_id=player, rules="progressive", round=1, players=3, seat=0, strength="greedy",
+                seed=7, record=record, pending=[], finished=finished))
+    upgrade(url)
+    with database.connect() as connection:
+        totals = dict(connection.execute(sa.select(sa.column("id"), sa.column("totals", sa.JSON))
+                                         .select_from(sa.table("games"))).all())
+    database.dispose()
+    assert totals == {"over": [12, 0, 30], "on": None}

@@ -21,6 +21,13 @@ def upgrade() -> None:
         batch.add_column(sa.Column("totals", sa.JSON, nullable=True))
         batch.add_column(sa.Column("review", sa.JSON, nullable=True))
         batch.add_column(sa.Column("match_rate", sa.Float, nullable=True))
+    # The rounds finished before: their totals are their scores (the record's last event).
+    games = sa.table("games", sa.column("id", sa.String), sa.column("record", sa.JSON),
+                     sa.column("finished", sa.Boolean), sa.column("totals", sa.JSON))
+    bind = op.get_bind()
+    for game_id, record in bind.execute(sa.select(games.c.id, games.c.record).where(games.c.finished.is_(True))).all():
+        if record and record[-1].get("event") == "score":
+            bind.execute(games.update().where(games.c.id == game_id).values(totals=record[-1]["points"]))
 
 
 def downgrade() -> None:
