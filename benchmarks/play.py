@@ -67,6 +67,8 @@ from urllib.parse import urlencode
 import webapp.tables
 from analyzer import PRESETS as ALL_PRESETS
 from analyzer import EventKind, Play, Table, load_rules
+from analyzer.going_out_table import TABLE as GOING_OUT_TABLE
+from analyzer.simulate import going_out_chances, rules_fingerprint
 from arena.policies import GreedyPlayer, Round
 from benchmarks.web import cpu_seconds
 from webapp.tables import STRENGTHS, Game, Setup
@@ -82,7 +84,7 @@ WEB_PLAYERS = 20
 WEB_SECONDS = 30.0
 THINK = 1.0  # seconds, a person's mean think time before a move
 REFERENCE = "/static/favicon.svg"
-BOT_HEADER = "X-Bot-Seconds"
+BOT_HEADER = "X-Bot-Seconds"  # the bots' wall and CPU seconds, the request's own CPU seconds (server thread)
 HOST = "127.0.0.1"
 
 
@@ -101,7 +103,7 @@ def _ms(seconds: float) -> str:
 
 class _Clock:
     """The time spent inside the computer players' decisions, per thread (the server's requests
-    run on several threads)."""
+    run on several threads): wall time (``spent``) and the thread's CPU time (``cpu``)."""
 
     def __init__(self) -> None:
         self._local = threading.local()
@@ -110,11 +112,16 @@ class _Clock:
     def spent(self) -> float:
         return float(getattr(self._local, "spent", 0.0))
 
-    def reset(self) -> None:
-        self._local.spent = 0.0
+    @property
+    def cpu(self) -> float:
+        return float(getattr(self._local, "cpu", 0.0))
 
-    def add(self, seconds: float) -> None:
+    def reset(self) -> None:
+        self._local.spent = self._local.cpu = 0.0
+
+    def add(self, seconds: float, cpu: float = 0.0) -> None:
         self._local.spent = self.spent + seconds
+        self._local.cpu = self.cpu + cpu
 
 
 class _TimedPolicy:
@@ -124,11 +131,11 @@ class _TimedPolicy:
         self._policy, self._clock = policy, clock
 
     def _timed(self, name: str, *args: Any) -> Any:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         try:
             return getattr(self._policy, name)(*args)
         finally:
-            self._clock.add(time.perf_counter() - started)
+            self._clock.add(time.perf_counter() - started, time.thread_time() - cpu)
 
     def wants_discard(self, sight: Any, card: Any) -> bool:
         return bool(self._timed("wants_discard", sight, card))
@@ -180,6 +187,7 @@ class TurnFigures:
     moves: int = 0
     rounds: int = 0
     slowest: tuple[float, str] = (0.0, "")  # the slowest turn and where it was
+    measured: list[str] = field(default_factory=list)  # going-out chances measured before the turns
 
 
 def _person_answer(game: Game, person: GreedyPlayer) -> tuple[str, Any]:
@@ -210,6 +218,11 @@ def play_rounds(strength: str, presets: Sequence[str], rounds: int, max_moves: i
                 number = 1 + index % len(rules.rounds)
                 setup = Setup(name, number, PLAYERS, PERSON, strength, 1000 + index)
                 at = Round(rules, number, PLAYERS)
+                if strength == "advised" and f"{rules_fingerprint(rules)}/{number}/{PLAYERS}" not in GOING_OUT_TABLE:
+                    # The buy verdict's going-out chances, missing from the shipped table, measured
+                    # by self-play once a process (seconds): measured now, not inside a turn.
+                    going_out_chances(rules, number, PLAYERS)
+                    figures.measured.append(f"{name} round {number}")
                 person = GreedyPlayer(at, at.simulated_player())
                 game = Game(setup, [])
                 record = game.round_record()["events"]
@@ -262,6 +275,10 @@ def turn_table(results: Mapping[str, TurnFigures]) -> list[str]:
         lines.append(f"{'':44} turn median / replay median {statistics.median(figures.turns) / replay_median:.2f}"
                      f" (all strengths' replays); {figures.rounds} rounds, {figures.moves} moves; slowest turn "
                      f"{figures.slowest[0] * 1000:.0f} ms: {figures.slowest[1]}")
+    for strength, figures in results.items():
+        if figures.measured:
+            lines.append(f"{strength}: going-out chances not in analyzer/going_out_table.py, measured before the "
+                         f"turns were timed: {', '.join(figures.measured)}")
     greedy = results.get("greedy")
     if greedy and greedy.turns:
         base = statistics.median(greedy.turns)
@@ -287,13 +304,16 @@ app = create_app({"RATELIMIT_ENABLED": False})
 upgrade(app.config["DATABASE_URL"])
 clock = _Clock()
 
+started = threading.local()
+
 @app.before_request
 def _start():
     clock.reset()
+    started.cpu = time.thread_time()
 
 @app.after_request
 def _bots(response):
-    response.headers[BOT_HEADER] = f"{clock.spent:.6f}"
+    response.headers[BOT_HEADER] = f"{clock.spent:.6f} {clock.cpu:.6f} {time.thread_time() - started.cpu:.6f}"
     return response
 
 with app.app_context():
@@ -357,6 +377,7 @@ class _Person:
 class WebFigures:
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     bots: list[float] = field(default_factory=list)  # each move request's own bots' thinking
+    cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # the server thread's CPU
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
     server_cpu: float = 0.0
@@ -368,6 +389,7 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
     person = _Person(port)
     mine: dict[str, list[float]] = defaultdict(list)
     bots: list[float] = []
+    cpu: dict[str, list[float]] = defaultdict(list)
     seed = number * 1000
 
     def fail(what: str, status: int, text: str) -> None:
@@ -392,10 +414,11 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
     try:
         game = start()
         while time.perf_counter() < deadline:
-            status, page, _, seconds = person.ask("GET", f"/play/{game}")
+            status, page, headers, seconds = person.ask("GET", f"/play/{game}")
             if status != 200:
                 fail("the table", status, page)
             mine["table page"].append(seconds)
+            cpu["table page"].append(float(headers.get(BOT_HEADER, "0 0 0").split()[2]))
             status, _, _, seconds = person.ask("GET", REFERENCE)
             mine["reference: static file"].append(seconds)
             if 'id="play-end"' in page:
@@ -418,7 +441,11 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
             if status != 303:
                 fail(f"the move {form['action']}", status, text)
             mine["move"].append(seconds)
-            bots.append(float(headers.get(BOT_HEADER, "0")))
+            bot_wall, bot_cpu, request_cpu = (float(x) for x in headers.get(BOT_HEADER, "0 0 0").split())
+            bots.append(bot_wall)
+            cpu["move"].append(request_cpu)
+            cpu["move, bots excluded"].append(request_cpu - bot_cpu)
+            cpu["bots' thinking in a move"].append(bot_cpu)
     except (RuntimeError, OSError, http.client.HTTPException) as error:
         figures.failures.append(f"person {number}: {error}")
     finally:
@@ -427,6 +454,8 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
             for kind, times in mine.items():
                 figures.times[kind].extend(times)
             figures.bots.extend(bots)
+            for kind, times in cpu.items():
+                figures.cpu[kind].extend(times)
 
 
 def web_load(players: int, seconds: float, think: float, threads: int, strength: str) -> WebFigures:
@@ -479,6 +508,12 @@ def web_table(figures: WebFigures, players: int, think: float, threads: int, str
             goal = f"p99 <= {GOAL_MOVE_P99 * 1000:.0f} ms: {'met' if p99 <= GOAL_MOVE_P99 else 'NOT met'}"
         lines.append(f"{kind:28} {len(times):>5} {_ms(statistics.median(times))} {_ms(percentile(times, 0.95))} "
                      f"{_ms(p99)} {_ms(max(times))}   {p99 / ref99:6.1f}  {goal}")
+    lines.append("the server thread's CPU time of a request (less load-dependent than wall time):")
+    for kind in ("table page", "move", "move, bots excluded", "bots' thinking in a move"):
+        times = figures.cpu.get(kind)
+        if times:
+            lines.append(f"  {kind:26} {len(times):>5} {_ms(statistics.median(times))} {_ms(percentile(times, 0.95))} "
+                         f"{_ms(percentile(times, 0.99))} {_ms(max(times))}")
     served = sum(len(times) for times in figures.times.values())
     if served:
         lines.append(f"{served / figures.seconds:.1f} requests/s; the server's CPU {figures.server_cpu / served * 1000:.1f}"
