@@ -55,7 +55,7 @@ _HOMES = {
                           "Table", "deck_cards", "extend_meld"),
     "analyzer.stats": ("Interval", "interval"),
     "analyzer.solver.bounds": ("kept_at_least", "wild_cards_short"),
-    "analyzer.solver.work": ("deterministic_work",),
+    "analyzer.solver.work": ("deterministic_work", "work_limit"),
     "analyzer.turn": ("Moment", "TurnPlay", "hand_sizes", "place_in_turn", "witness_turn_end"),
     "analyzer.validate": ("validate_lay_down",),
 }
@@ -156,6 +156,7 @@ __all__ = [
     "wild_cards",
     "wild_cards_short",
     "witness_turn_end",
+    "work_limit",
     "write_record",
 ]
 
@@ -217,7 +218,7 @@ if TYPE_CHECKING:
         extend_meld,
     )
     from analyzer.solver.bounds import kept_at_least, wild_cards_short
-    from analyzer.solver.work import deterministic_work
+    from analyzer.solver.work import deterministic_work, work_limit
     from analyzer.stats import Interval, interval
     from analyzer.turn import Moment, TurnPlay, hand_sizes, place_in_turn, witness_turn_end
     from analyzer.validate import validate_lay_down

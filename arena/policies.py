@@ -15,7 +15,8 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -36,6 +37,7 @@ from analyzer import (
     advise,
     analyze,
     extend_meld,
+    work_limit,
 )
 
 # Seconds that only guard against a runaway answer: every solve is bounded by deterministic work
@@ -43,6 +45,11 @@ from analyzer import (
 TIME_LIMIT = 600.0
 SIMULATED_WORK = 2.0  # deterministic work per solve of a SimulatedPlayer, as analyzer.simulate's tables
 MAX_VERDICT_TURN = 60  # the latest own turn the buy verdict is asked about (analyzer.buy.MAX_TURN)
+# Buy verdicts remembered in a process, the oldest forgotten first. A finished verdict is a pure
+# function of what it was asked and of the work bound, so remembering it changes no decision;
+# /play rebuilds its table (and its computer players) on every request and asks again the
+# players who were asked before the person about an offer the person is to answer.
+VERDICTS_KEPT = 4096
 
 
 @dataclass(frozen=True)
@@ -297,12 +304,20 @@ class AdvisedPlayer:
             return card in self.outs(sight, card)
         at = self.at
         objective = BuyObjective.OWN_POINTS if self.buying is Buying.OWN_POINTS_VERDICT else BuyObjective.AGAINST_TABLE
-        advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
-                        seed=self.verdict_seed, time_limit=TIME_LIMIT, buys_used=sight.buys_used,
-                        bought_last=sight.bought_last, moment=Moment.BEFORE_DRAW,
-                        turn=min(sight.turn + 1, MAX_VERDICT_TURN), buy_objective=objective)
+        seen, turn = _sorted(sight.seen(card)), min(sight.turn + 1, MAX_VERDICT_TURN)
+        asked = (at, sight.hand, seen, card, self.verdict_seed, sight.buys_used, sight.bought_last, turn, objective,
+                 work_limit())
+        known = _VERDICTS.get(asked)
+        if known is not None:
+            return known
+        advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, buy=card, seed=self.verdict_seed,
+                        time_limit=TIME_LIMIT, buys_used=sight.buys_used, bought_last=sight.bought_last,
+                        moment=Moment.BEFORE_DRAW, turn=turn, buy_objective=objective)
         assert advice.buy is not None
-        return advice.buy.verdict is Verdict.BUY
+        buys = advice.buy.verdict is Verdict.BUY
+        if advice.buy.finished:  # one stopped by its seconds might finish otherwise another time
+            _VERDICTS.put(asked, buys)
+        return buys
 
     def choose_play_after_draw(self, sight: Sight) -> Play:
         if sight.melds:
@@ -329,6 +344,34 @@ class AdvisedPlayer:
             self._outs.clear()  # one hand at a time
             self._outs[key] = frozenset(out.card for out in advice.outs)
         return self._outs[key]
+
+
+class _Remembered:
+    """The last ``VERDICTS_KEPT`` buy verdicts asked in this process (any thread), by question."""
+
+    def __init__(self) -> None:
+        self._kept: OrderedDict[tuple[object, ...], bool] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, asked: tuple[object, ...]) -> bool | None:
+        with self._lock:
+            known = self._kept.get(asked)
+            if known is not None:
+                self._kept.move_to_end(asked)
+            return known
+
+    def put(self, asked: tuple[object, ...], buys: bool) -> None:
+        with self._lock:
+            self._kept[asked] = buys
+            while len(self._kept) > VERDICTS_KEPT:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kept.clear()
+
+
+_VERDICTS = _Remembered()
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:

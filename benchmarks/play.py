@@ -44,8 +44,10 @@ The load average (``os.getloadavg``) is printed before and after: the machines h
 from __future__ import annotations
 
 import argparse
+import hashlib
 import html
 import http.client
+import json
 import os
 import random
 import re
@@ -188,6 +190,7 @@ class TurnFigures:
     rounds: int = 0
     slowest: tuple[float, str] = (0.0, "")  # the slowest turn and where it was
     measured: list[str] = field(default_factory=list)  # going-out chances measured before the turns
+    digest: Any = field(default_factory=hashlib.sha256)  # of every round's record: the same play, the same digest
 
 
 def _person_answer(game: Game, person: GreedyPlayer) -> tuple[str, Any]:
@@ -249,6 +252,7 @@ def play_rounds(strength: str, presets: Sequence[str], rounds: int, max_moves: i
                     figures.replay.append(replay - asked_again)
                     figures.moves += 1
                     record = game.round_record()["events"]
+                figures.digest.update(json.dumps(record, sort_keys=True).encode())
                 if log is not None:
                     print(f"  {strength}: {name} round {number} seed {setup.seed}: {figures.moves} moves, "
                           f"{len(figures.turns)} computer turns so far", file=log, flush=True)
@@ -274,7 +278,8 @@ def turn_table(results: Mapping[str, TurnFigures]) -> list[str]:
                          f"{_ms(percentile(times, 0.95))} {_ms(max(times))}         {note}")
         lines.append(f"{'':44} turn median / replay median {statistics.median(figures.turns) / replay_median:.2f}"
                      f" (all strengths' replays); {figures.rounds} rounds, {figures.moves} moves; slowest turn "
-                     f"{figures.slowest[0] * 1000:.0f} ms: {figures.slowest[1]}")
+                     f"{figures.slowest[0] * 1000:.0f} ms: {figures.slowest[1]}; the records' digest "
+                     f"{figures.digest.hexdigest()[:12]}")
     for strength, figures in results.items():
         if figures.measured:
             lines.append(f"{strength}: going-out chances not in analyzer/going_out_table.py, measured before the "

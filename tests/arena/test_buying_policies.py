@@ -13,6 +13,12 @@ from arena.policies import AdvisedPlayer, Buying, PolicyName, Round, Sight, make
 ONE_AWAY = parse_cards("7H 8H 10H 5C 5D 5S KC")  # progressive round 2: needs the 9H (or a joker)
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_verdicts() -> None:
+    """Each test asks its verdicts afresh (the process remembers them: ``policies._VERDICTS``)."""
+    policies._VERDICTS.clear()
+
+
 def sight(cards: tuple[Card, ...]) -> Sight:
     return Sight(0, tuple(sorted(cards, key=Card.sort_key)), (), None, 3, 0, ((),) * 4, 4, (Card.parse("4D"),),
                  False)
@@ -61,3 +67,27 @@ def test_the_verdicts_compare_what_their_policy_says(monkeypatch: pytest.MonkeyP
     with deterministic_work(WORK):
         player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
     assert asked == [objective]
+
+
+def test_a_verdict_asked_again_is_remembered_not_worked_out_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As /play asks it: a fresh player on each request, the same question. Another work bound
+    is another question."""
+    at = Round(preset("progressive"), 2, 4)
+    asked: list[object] = []
+    real = policies.advise
+
+    def advise(*args: object, **kwargs: object) -> object:
+        asked.append(kwargs.get("buy"))
+        kwargs["rollouts"] = 10
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(policies, "advise", advise)
+    with deterministic_work(WORK):
+        first = AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+        again = AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+    assert first == again and len(asked) == 1
+    with deterministic_work(WORK / 2):
+        AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+    assert len(asked) == 2
+    AdvisedPlayer(at, at.simulated_player(), "other seed").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+    assert len(asked) == 3
