@@ -12,8 +12,9 @@
   slots share no puzzle, so nothing repeats until the eligible ones are used up.
 - **Days already dealt stay dealt.** The bank grows and is carried over to new generators, which
   would deal the calendar again. The days up to 2026-11-30 are read from the calendar as
-  the trainer dealt them (``puzzles/bank/daily-dealt.txt``, ids, the puzzle served or retired);
-  the rule deals the days after it, its slot counts starting there, among the puzzles not dealt
+  the trainer dealt them (``puzzles/bank/daily-dealt.txt``, ids) while their puzzle is served
+  (a retired one is never served again: its day is dealt by the rule); the rule deals the days
+  after it, its slot counts starting there, among the puzzles not dealt
   before (the rated band read as shown), so none of those comes back before the new ones are used
   up. A bank that lacks a dealt puzzle altogether (a test's own) is dealt by the rule from the
   epoch, as it was before the calendar was kept.
@@ -96,31 +97,37 @@ def dealt_calendar() -> Mapping[date, str]:
 
 
 def daily(bank: Sequence[Puzzle], day: date, retired: Sequence[Puzzle] = ()) -> Puzzle:
-    """The puzzle of ``day`` (``retired``: the bank's retired puzzles, which a day already
-    dealt may show)."""
+    """The puzzle of ``day`` (``retired``: the bank's retired puzzles, which tell the shipped
+    bank from another)."""
     return daily_run(bank, day, day, retired)[0]
 
 
 def daily_run(bank: Sequence[Puzzle], first: date, last: date, retired: Sequence[Puzzle] = ()) -> list[Puzzle]:
     """The puzzles of every day from ``first`` to ``last``, inclusive (cheaper than day by day:
-    the count of earlier days per slot is carried along)."""
+    the count of earlier days per slot is carried along). A day already dealt shows its puzzle
+    while the bank serves it; a dealt puzzle retired since is never served again, and its day is
+    dealt by the rule like the days after."""
     if not bank:
         raise DailyError("the bank has no puzzles")
     _index(first)
-    known = {puzzle.id: puzzle for puzzle in [*retired, *bank]}
+    served = {puzzle.id: puzzle for puzzle in bank}
+    known = set(served) | {puzzle.id for puzzle in retired}
     calendar = dealt_calendar()
     if not all(puzzle_id in known for puzzle_id in calendar.values()):
         calendar = {}  # not the shipped bank: the rule from the epoch
-    kept = len(calendar)  # days 0 .. kept - 1 as dealt
-    found = [known[calendar[day]] for day in sorted(calendar) if _index(first) <= _index(day) <= _index(last)]
-    if _index(last) < kept:
-        return found
-    if kept:
+    pinned = [calendar.get(date.fromordinal(EPOCH.toordinal() + index)) for index in range(len(calendar))]
+    if calendar:
         slots = eligible(bank, lambda puzzle: puzzle.rating, frozenset(calendar.values()))
     else:
         slots = eligible(bank)
     used: dict[tuple[str, str], int] = {}
-    for index in range(kept, _index(last) + 1):
+    found = []
+    for index in range(_index(last) + 1):
+        dealt = pinned[index] if index < len(pinned) else None
+        if dealt is not None and dealt in served:
+            if index >= _index(first):
+                found.append(served[dealt])
+            continue
         slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
         count = used.get(slot, 0)
         used[slot] = count + 1

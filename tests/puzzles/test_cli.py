@@ -39,7 +39,7 @@ def small_bank(tmp_path_factory: pytest.TempPathFactory) -> Path:
         derive(_position("lay-down", "progressive", 3, "6C 7C 8C 9C 10C AD 2D 3D 4D 5D 6D")),
         derive(_position("lay-down", "progressive", 3, "3D 4D 5D 6D 7D 8D 9D 10D KS")),
         derive(_position("discard", "progressive", 2, "5C 5D 5S 7H 8H 10H 10S KD")),
-        derive(_position("discard", "progressive", 1, "5C 5D 9H 9S 7C 7D KD")),
+        derive(_position("discard", "progressive", 1, "5C 5D 5S 9H 9S 9C KD")),  # goes out: wins in play
     ]
     assert all(puzzles)
     path = tmp_path_factory.mktemp("bank") / "small.jsonl.gz"
