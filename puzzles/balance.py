@@ -174,20 +174,18 @@ class CalendarBalance:
         )
 
 
-def calendar_balance(bank: Sequence[Puzzle], first: date, last: date,
-                     retired: Sequence[Puzzle] = ()) -> CalendarBalance:
-    """The daily calendar's first repeat (counted from the epoch) and the days of ``first`` to
-    ``last`` rated outside the band (``retired``: the bank's retired puzzles, which a day already
-    dealt may show)."""
-    days = daily_run(bank, EPOCH, last, retired)
+def calendar_balance(bank: Sequence[Puzzle], first: date, last: date) -> CalendarBalance:
+    """The daily calendar's first repeat from ``first`` on (a day whose puzzle a day from
+    ``first`` on has shown already) and the days of ``first`` to ``last`` rated outside the band."""
+    days = daily_run(bank, EPOCH, last)
     seen: set[str] = set()
     repeat = None
-    for index, puzzle in enumerate(days):
+    start = first.toordinal() - EPOCH.toordinal()
+    for index, puzzle in enumerate(days[start:], start=start):
         if puzzle.id in seen:
             repeat = date.fromordinal(EPOCH.toordinal() + index)
             break
         seen.add(puzzle.id)
-    start = first.toordinal() - EPOCH.toordinal()
     shown = days[start:]
     outside = sum(not BAND[0] <= puzzle.rating <= BAND[1] for puzzle in shown)
     reading = sum(not BAND[0] <= band_rating(puzzle) <= BAND[1] for puzzle in shown)

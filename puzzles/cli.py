@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 
 from analyzer import preset
 from puzzles.balance import bank_balance, calendar_balance
-from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, load_retired, plan, read_puzzles
+from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, plan, read_puzzles
 from puzzles.daily import DailyError, daily
 from puzzles.model import KINDS, Kind, Puzzle
 
@@ -202,14 +202,6 @@ def _bank(where: str | None) -> list[Puzzle]:
     return puzzles
 
 
-def _retired(where: str | None) -> list[Puzzle]:
-    """The retired puzzles beside a bank folder (none for a single file): a day of the daily
-    calendar already dealt may show one."""
-    if where is None:
-        return load_retired()
-    return load_retired(where) if Path(where).is_dir() else []
-
-
 # ---- generate ------------------------------------------------------------------------------------
 
 
@@ -358,7 +350,7 @@ def _show(args: argparse.Namespace) -> int:
 
 def _daily(args: argparse.Namespace) -> int:
     day = _date(args.date)
-    puzzle = daily(_bank(args.bank), day, _retired(args.bank))
+    puzzle = daily(_bank(args.bank), day)
     print(f"Daily puzzle for {day.isoformat()}: {puzzle.id}")
     print(describe(puzzle, args.answer))
     return 0
@@ -453,7 +445,7 @@ def _stats(args: argparse.Namespace) -> int:
     for shard in bank_balance(puzzles):
         print(f"  {shard.line()}")
     if puzzles:
-        print(calendar_balance(puzzles, DAILY_SPAN[0], DAILY_SPAN[1], _retired(args.bank)).line())
+        print(calendar_balance(puzzles, DAILY_SPAN[0], DAILY_SPAN[1]).line())
     return 0
 
 

@@ -16,7 +16,7 @@
   (a retired one is never served again: its day is dealt by the rule); the rule deals the days
   after it, its slot counts starting there, among the puzzles not dealt
   before (the rated band read as shown), so none of those comes back before the new ones are used
-  up. A bank that lacks a dealt puzzle altogether (a test's own) is dealt by the rule from the
+  up. A bank that serves none of the dealt puzzles (a test's own) is dealt by the rule from the
   epoch, as it was before the calendar was kept.
 
     >>> from datetime import date
@@ -96,13 +96,12 @@ def dealt_calendar() -> Mapping[date, str]:
     return days
 
 
-def daily(bank: Sequence[Puzzle], day: date, retired: Sequence[Puzzle] = ()) -> Puzzle:
-    """The puzzle of ``day`` (``retired``: the bank's retired puzzles, which tell the shipped
-    bank from another)."""
-    return daily_run(bank, day, day, retired)[0]
+def daily(bank: Sequence[Puzzle], day: date) -> Puzzle:
+    """The puzzle of ``day``."""
+    return daily_run(bank, day, day)[0]
 
 
-def daily_run(bank: Sequence[Puzzle], first: date, last: date, retired: Sequence[Puzzle] = ()) -> list[Puzzle]:
+def daily_run(bank: Sequence[Puzzle], first: date, last: date) -> list[Puzzle]:
     """The puzzles of every day from ``first`` to ``last``, inclusive (cheaper than day by day:
     the count of earlier days per slot is carried along). A day already dealt shows its puzzle
     while the bank serves it; a dealt puzzle retired since is never served again, and its day is
@@ -111,9 +110,8 @@ def daily_run(bank: Sequence[Puzzle], first: date, last: date, retired: Sequence
         raise DailyError("the bank has no puzzles")
     _index(first)
     served = {puzzle.id: puzzle for puzzle in bank}
-    known = set(served) | {puzzle.id for puzzle in retired}
     calendar = dealt_calendar()
-    if not all(puzzle_id in known for puzzle_id in calendar.values()):
+    if not any(puzzle_id in served for puzzle_id in calendar.values()):
         calendar = {}  # not the shipped bank: the rule from the epoch
     pinned = [calendar.get(date.fromordinal(EPOCH.toordinal() + index)) for index in range(len(calendar))]
     if calendar:

@@ -35,7 +35,7 @@ class Bank:
         """The daily puzzle of ``day`` (None before the daily puzzles' epoch)."""
         if day not in self._daily:
             try:
-                self._daily[day] = daily(self.puzzles, day, tuple(self.retired.values()))
+                self._daily[day] = daily(self.puzzles, day)
             except DailyError:
                 return None
         return self._daily[day]

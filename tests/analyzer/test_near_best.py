@@ -155,9 +155,10 @@ def test_the_cap_stops_the_count(case: tuple[Rules, int, tuple[Card, ...]]) -> N
         ("progressive", 1, "5C 5D 9H 9S KD 4C QH", 10, 0),  # no lay-down
         ("pagat", 7, "3H 4H 5H 6H 7S 8S 9S 10S JD QD KD AD", 0, 1),  # a go-out round
         # Sets of wild cards only (2s are wild in eveleigh) show no rank: 2C 2C 2D called aces,
-        # twos or kings is one play (hypothesis found the module counting some ranks apart).
-        ("eveleigh", 1, "AC AC AD 2C 2C 2D 3C", 0, 11),
-        ("eveleigh", 1, "JK JK 2C 5C 5D 5S KD", 0, 15),
+        # twos or kings is one play (hypothesis found the module counting some ranks apart). Since
+        # Eveleigh goes out without a discard, melding all seven cards counts too (11 -> 14, 15 -> 18).
+        ("eveleigh", 1, "AC AC AD 2C 2C 2D 3C", 0, 14),
+        ("eveleigh", 1, "JK JK 2C 5C 5D 5S KD", 0, 18),
     ],
 )
 def test_named_hands(rules: str, round_number: int, text: str, margin: int, count: int) -> None:
