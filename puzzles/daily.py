@@ -13,8 +13,8 @@
 - **Days already dealt stay dealt.** The bank grows and is carried over to new generators, which
   would deal the calendar again. The days up to 2026-11-30 are read from the calendar as
   the trainer dealt them (``puzzles/bank/daily-dealt.txt``, ids) while their puzzle is served
-  (a retired one is never served again: its day is dealt by the rule); the rule deals the days
-  after it, its slot counts starting there, among the puzzles not dealt
+  (a retired one is never served again: its day shows the first puzzle of its slot's order,
+  counting no day); the rule deals the days after it, its slot counts starting there, among the puzzles not dealt
   before (the rated band read as shown), so none of those comes back before the new ones are used
   up. A bank that serves none of the dealt puzzles (a test's own) is dealt by the rule from the
   epoch, as it was before the calendar was kept.
@@ -122,9 +122,12 @@ def daily_run(bank: Sequence[Puzzle], first: date, last: date) -> list[Puzzle]:
     found = []
     for index in range(_index(last) + 1):
         dealt = pinned[index] if index < len(pinned) else None
-        if dealt is not None and dealt in served:
+        if dealt is not None:
             if index >= _index(first):
-                found.append(served[dealt])
+                # A dealt puzzle retired since is never served again: its day shows the first
+                # puzzle of its slot's order instead, which counts no day of the slot.
+                slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
+                found.append(served[dealt] if dealt in served else _pick(slots[slot], slot, 0))
             continue
         slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
         count = used.get(slot, 0)
