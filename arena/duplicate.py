@@ -158,8 +158,7 @@ class Seat:
     def sight(self, view: SeatView) -> Sight:
         table = self.table
         assert table is not None and view.seat == self.seat
-        return Sight(view.seat, view.hand, view.melds, view.drawn, view.turn, view.buys_used, view.table,
-                     table.players, tuple(table.discards), table.last_buyer == self.seat)
+        return Sight.at(view, table)
 
     def wants_discard(self, seat: SeatView, card: Card) -> bool:
         return bool(self._timed(self.player.wants_discard, self.sight(seat), card))

@@ -33,6 +33,7 @@ from analyzer import (
     Rules,
     SeatView,
     SimulatedPlayer,
+    Table,
     Verdict,
     advise,
     analyze,
@@ -60,6 +61,12 @@ class Sight(SeatView):
     players: int
     discards: tuple[Card, ...]  # the discard pile, its top card last (the card on offer, if any)
     bought_last: bool  # the round's last buy was this seat's
+
+    @classmethod
+    def at(cls, view: SeatView, table: Table) -> Sight:
+        """What the seat of ``view`` sees at ``table``: its view and the table's public state."""
+        return cls(view.seat, view.hand, view.melds, view.drawn, view.turn, view.buys_used, view.table,
+                   table.players, tuple(table.discards), table.last_buyer == view.seat)
 
     def seen(self, offered: Card | None = None) -> tuple[Card, ...]:
         """The cards in sight but the hand (and the card on offer, when there is one): the pile

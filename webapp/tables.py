@@ -171,9 +171,7 @@ class Game:
         return self._policy
 
     def sight(self, view: SeatView) -> Sight:
-        table = self.table
-        return Sight(view.seat, view.hand, view.melds, view.drawn, view.turn, view.buys_used, view.table,
-                     table.players, tuple(table.discards), table.last_buyer == view.seat)
+        return Sight.at(view, self.table)
 
     def take_answer(self, kind: str) -> Any:
         if self._answer is None:
