@@ -8,6 +8,9 @@
 
 document.addEventListener("DOMContentLoaded", () => {
   arrangeHand();
+  // Every new #play htmx puts in (a quick move can replace the table again before the last swap
+  // has settled, so "afterSettle" alone can miss it); arrangeHand runs once per hand.
+  document.body.addEventListener("htmx:load", arrangeHand);
   document.body.addEventListener("htmx:afterSettle", arrangeHand);
 });
 
