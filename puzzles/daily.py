@@ -3,13 +3,15 @@
 - **The day's slot.** Days count from ``EPOCH``. Six days of seven are ``progressive``; the
   seventh takes the other presets in turn (in name order), one per week. The kind cycles
   lay-down, discard, buy day by day. A slot with no eligible puzzle falls back to the next kind,
-  then to ``progressive``.
+  then to ``progressive`` (and so does a slot used up: below).
 - **Eligible**: puzzles of mid difficulty, rated within ``BAND`` (when a slot has none there,
   every puzzle of the slot is eligible).
 - **No repeats**: each slot's eligible puzzles are put in a fixed shuffled order (seeded by the
   slot's name and the pass through them); the slot's *n*-th day takes the *n*-th puzzle of that
-  order. A puzzle comes back only after every eligible puzzle of its slot has been shown, and
-  slots share no puzzle, so nothing repeats until the eligible ones are used up.
+  order. A slot whose eligible puzzles have all been shown lends its day to the next kind of its
+  preset, then to ``progressive``'s kinds, then to the other presets in name order, the first
+  with one not shown yet; slots share no puzzle, so nothing repeats until every eligible puzzle
+  of the bank has been shown. Then each slot takes its own days again, a new pass of its order.
 - **Days already dealt stay dealt.** The bank grows and is carried over to new generators, which
   would deal the calendar again. The days up to 2026-11-30 are read from the calendar as
   the trainer dealt them (``puzzles/bank/daily-dealt.txt``, ids) while their puzzle is served
@@ -129,7 +131,7 @@ def daily_run(bank: Sequence[Puzzle], first: date, last: date) -> list[Puzzle]:
                 slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
                 found.append(served[dealt] if dealt in served else _pick(slots[slot], slot, 0))
             continue
-        slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots)
+        slot = _resolve(slot_of(date.fromordinal(EPOCH.toordinal() + index)), slots, used)
         count = used.get(slot, 0)
         used[slot] = count + 1
         if index >= _index(first):
@@ -146,11 +148,22 @@ def _index(day: date) -> int:
     return index
 
 
-def _resolve(slot: tuple[str, str], slots: dict[tuple[str, str], list[Puzzle]]) -> tuple[str, str]:
+def _resolve(
+    slot: tuple[str, str], slots: dict[tuple[str, str], list[Puzzle]], used: Mapping[tuple[str, str], int] | None = None
+) -> tuple[str, str]:
     """The slot itself when it has puzzles, else the next kind of its preset, else progressive's,
-    else the first slot in name order."""
+    else the first slot in name order. With ``used`` (the days each slot has taken), a slot whose
+    eligible puzzles have all been shown is passed over the same way, then the other presets' in
+    name order, for one with a puzzle not shown yet; when none has, the slot as without ``used``."""
     name, kind = slot
     start = KINDS.index(kind)
+    order = [(preset_name, KINDS[(start + step) % len(KINDS)])
+             for preset_name in dict.fromkeys((name, "progressive", *OTHER_PRESETS))
+             for step in range(len(KINDS))]
+    if used is not None:
+        for candidate in order:
+            if candidate in slots and used.get(candidate, 0) < len(slots[candidate]):
+                return candidate
     for preset_name in (name, "progressive"):
         for step in range(len(KINDS)):
             candidate = (preset_name, KINDS[(start + step) % len(KINDS)])
