@@ -220,6 +220,7 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
     melds = [list(m) for m in table_.melds]
     laid_down = bool(melds[seat])
     can_end = False
+    jokers_owed = 0  # jokers taken back this turn, to be melded before it ends
     if pause is not None and pause.kind == "play" and row.pending:
         try:
             turn = game.turn(row.pending)
@@ -229,12 +230,13 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
             hand, melds = turn.held(), [list(m) for m in turn.melds]
             laid_down = laid_down or turn.laid_down_now
             can_end = turn_can_end(turn)
+            jokers_owed = turn.jokers_owed
     if request.args.get("sort") == "rank":
         hand = sorted(hand, key=lambda c: (c.rank is None, c.rank or 0, c.sort_key()))
     rules = game.rules
     contract = rules.round(row.round).contract
     seats = [{"seat": s, "name": "You" if s == seat else f"Player {s + 1}",
-              "cards": len(table_.hands[s]), "buys": table_.buys_used[s],
+              "cards": len(hand) if s == seat else len(table_.hands[s]), "buys": table_.buys_used[s],
               "melds": [{"kind": m.kind.value, "cards": [c.token for c in m.cards],
                          "as": [c.token for c in m.stands_for]} for m in melds[s]]}
              for s in range(row.players)]
@@ -250,7 +252,7 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
         "face_up": face_up, "offer_open": table_.offer_open, "stock": len(table_.stock),
         "contract": [f"{spec.kind.value} of {spec.size}" for spec in contract], "laid_down": laid_down,
         "log": describe_events(row.record, seat), "token": issue_move_token(player, row), "error": error,
-        "hint": hint, "outcome": outcome, "can_end": can_end, "title": title,
+        "hint": hint, "outcome": outcome, "can_end": can_end, "jokers_owed": jokers_owed, "title": title,
         "scores": scores, "totals": totals, "winners": [s for s, t in enumerate(totals) if t == low],
         "next_round": row.whole and outcome is not None and not row.finished,
         "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",

@@ -130,9 +130,10 @@ def _pairs_up(page: str) -> bool:
     return card == "JK" or card[:-1] in {t[:-1] for t in _hand(page)}
 
 
-def _until_lay_down(client: FlaskClient, game_id: str, rules: str = "progressive") -> tuple[str, Any] | None:
-    """Draw, pass and discard singletons until the hand after a draw can lay down: the page and
-    the analyser's lay-down; None if the round ends first."""
+def _until_lay_down(client: FlaskClient, game_id: str, rules: str = "progressive",
+                    buy: bool = False) -> tuple[str, Any] | None:
+    """Draw, pass (or ``buy``) and discard singletons until the hand after a draw can lay down:
+    the page and the analyser's lay-down; None if the round ends first."""
     from analyzer import analyze
 
     for _ in range(100):
@@ -142,7 +143,7 @@ def _until_lay_down(client: FlaskClient, game_id: str, rules: str = "progressive
         if 'id="draw"' in page:
             _move(client, game_id, page, action="take" if _pairs_up(page) else "draw")
         elif 'id="pass"' in page:
-            _move(client, game_id, page, action="pass")
+            _move(client, game_id, page, action="buy" if buy else "pass")
         else:
             result = analyze(" ".join(_hand(page)), rules, 1)
             if result.can_lay_down:
@@ -169,15 +170,7 @@ def _lay_down_then_lay_off(app: Flask, client: FlaskClient, seed: int) -> bool:
     if found is None:
         return False
     page, result = found
-    tokens = _hand(page)
-    fields = {f"card-{i}": t for i, t in enumerate(tokens)}
-    free = list(enumerate(tokens))
-    for row_number, meld in enumerate(result.melds, start=1):
-        for card in meld.cards:
-            index = next(i for i, t in free if t == card.token)
-            free.remove((index, card.token))
-            fields[f"place-{index}"] = str(row_number)
-    answer = _move(client, game_id, page, action="lay_down", **fields)
+    answer = _move(client, game_id, page, action="lay_down", **_rows(_hand(page), result))
     assert answer.status_code == 303, answer.text
     row = _row(app, game_id)
     if not row.pending:
@@ -216,6 +209,163 @@ def _lay_down_then_lay_off(app: Flask, client: FlaskClient, seed: int) -> bool:
             return True
         _move(client, game_id, page, action="discard", card=_singleton(_hand(page)))
     return False
+
+
+def _rows(tokens: list[str], result: Any) -> dict[str, str]:
+    """The lay-down form's fields putting the analyser's melds (``result.melds``) into the rows."""
+    fields = {f"card-{i}": t for i, t in enumerate(tokens)}
+    free = list(enumerate(tokens))
+    for row_number, meld in enumerate(result.melds, start=1):
+        for card in meld.cards:
+            index = next(i for i, t in free if t == card.token)
+            free.remove((index, card.token))
+            fields[f"place-{index}"] = str(row_number)
+    return fields
+
+
+def _turn(app: Flask, game_id: str) -> Any:
+    """The person's turn as the stored game stands: the table rebuilt from the record, the
+    steps pending applied (``webapp.tables.Game.turn``, the engine's ``Turn``)."""
+    from webapp.tables import Game as Table
+    from webapp.tables import Setup
+
+    row = _row(app, game_id)
+    setup = Setup(row.rules, row.round, row.players, row.seat, row.strength, row.seed)
+    return Table(setup, row.record).turn(row.pending)
+
+
+def _joker_swaps(turn: Any) -> list[tuple[str, str, str]]:
+    """Each (natural card held, meld "seat:index" it takes a joker back from, meld the joker is
+    then laid off on) the engine allows on ``turn``: tried on copies, as the page's turn does."""
+    import copy
+
+    from analyzer import JOKER, LayOff, Substitution, TableError
+
+    places = [(s, i) for s, seat_melds in enumerate(turn.melds) for i in range(len(seat_melds))]
+    swaps = []
+    for card in dict.fromkeys(c for c in turn.held() if not c.is_joker):
+        for seat, index in places:
+            swapped = copy.deepcopy(turn)
+            try:
+                swapped.substitute(Substitution(card, seat, index))
+            except TableError:
+                continue
+            for to_seat, to_index in places:
+                try:
+                    copy.deepcopy(swapped).lay_off(LayOff(JOKER, to_seat, to_index))
+                except TableError:
+                    continue
+                swaps.append((card.token, f"{seat}:{index}", f"{to_seat}:{to_index}"))
+    return swaps
+
+
+def _until_a_joker_swap(app: Flask, client: FlaskClient, seed: int) -> tuple[str, str, tuple[str, str, str]] | None:
+    """Progressive round 1, three players: buy every offer (a lay-down of the six cards dealt
+    goes out at once: bought cards stay in hand), lay down, then play on until a turn where a
+    natural card held takes a joker back from a meld on the table: the game, the page and the
+    swap (the one whose joker goes on another meld when there is one); None if the round ends."""
+    game_id = _start(client, seed=str(seed))
+    found = _until_lay_down(client, game_id, buy=True)
+    if found is None:
+        return None
+    page, result = found
+    assert _move(client, game_id, page, action="lay_down", **_rows(_hand(page), result)).status_code == 303
+    if not _row(app, game_id).pending:
+        return None  # the lay-down went out at once
+    page = client.get(f"/play/{game_id}").text
+    assert _move(client, game_id, page, action="discard", card=_singleton(_hand(page))).status_code == 303
+    for _ in range(60):
+        page = client.get(f"/play/{game_id}").text
+        if 'id="play-end"' in page:
+            return None
+        if 'id="draw"' in page:
+            _move(client, game_id, page, action="take" if _pairs_up(page) else "draw")
+            continue
+        if 'id="pass"' in page:
+            _move(client, game_id, page, action="buy")
+            continue
+        swaps = _joker_swaps(_turn(app, game_id))
+        if swaps:
+            return game_id, page, min(swaps, key=lambda swap: swap[1] == swap[2])
+        _move(client, game_id, page, action="discard", card=_singleton(_hand(page)))
+    return None
+
+
+def test_a_joker_is_taken_back_from_the_page(app: Flask, client: FlaskClient) -> None:
+    """The person, laid down, takes a joker back from a meld on the table with the natural card
+    it stands for: the joker in hand, the card in the meld; the turn cannot end (nor the joker be
+    discarded) before the joker is melded again; laid off, then a discard, and the record holds
+    the substitution. A card that is not the joker's is refused with the engine's message."""
+    from analyzer import JOKER, Card, Substitution, TableError, card_of, replay
+
+    for seed in range(1, 20):  # the first deal where the page's play reaches a joker to take back
+        found = _until_a_joker_swap(app, client, seed)
+        if found is not None:
+            break
+    else:
+        raise AssertionError("no round of seeds 1-19 reaches a joker to take back")
+    game_id, page, (card, meld, joker_to) = found
+    seat, index = map(int, meld.split(":"))
+    assert 'id="substitute"' in page and "Joker" in page
+    turn = _turn(app, game_id)
+    before = _row(app, game_id)
+    assert not before.pending and JOKER in turn.melds[seat][index].cards
+
+    def unchanged() -> None:
+        after = _row(app, game_id)
+        assert (after.record, after.pending, after.version) == (before.record, before.pending, before.version)
+
+    # a natural card that is not the joker's: refused with the engine's message, nothing stored
+    wrong = next(c for c in turn.held() if not c.is_joker and (c.token, meld) not in {s[:2] for s in _joker_swaps(turn)})
+    try:
+        turn.substitute(Substitution(wrong, seat, index))
+    except TableError as error:
+        message = str(error)
+    else:
+        raise AssertionError(f"the engine lets the {wrong.face} take the joker's place")
+    refused = _move(client, game_id, page, action="substitute", card=wrong.token, meld=meld)
+    assert refused.status_code == 400 and message in html.unescape(refused.text)
+    unchanged()
+    # the natural card in the joker's place, the joker in hand: a step of the turn, kept pending
+    taken = _move(client, game_id, page, action="substitute", card=card, meld=meld)
+    assert taken.status_code == 303, taken.text
+    before = _row(app, game_id)
+    assert before.pending == [{"move": "substitute", "card": card, "seat": seat, "meld": index}]
+    turn = _turn(app, game_id)
+    natural = Card.parse(card)
+    assert JOKER in turn.held() and JOKER not in turn.melds[seat][index].cards
+    assert natural in turn.melds[seat][index].cards
+    page = client.get(f"/play/{game_id}").text
+    assert "JK" in _hand(page) and 'id="end-turn"' not in page and 'id="joker-owed"' in page
+    # the turn cannot end with the joker in hand: the engine's reason, 400, nothing stored
+    other = _singleton(_hand(page))
+    for fields, rule in (({"action": "end"}, "must be melded the same turn"),
+                         ({"action": "discard", "card": "JK"}, "a joker taken back must be melded the same turn"),
+                         ({"action": "discard", "card": other}, "keeps a joker it took back")):
+        ended = _move(client, game_id, page, **fields)
+        assert ended.status_code == 400 and rule in html.unescape(ended.text), (fields, ended.text)
+        unchanged()
+    # the joker laid off, then the discard: the turn enters the record
+    laid = _move(client, game_id, page, action="lay_off", card="JK", meld=joker_to)
+    assert laid.status_code == 303, laid.text
+    assert [step["move"] for step in _row(app, game_id).pending] == ["substitute", "lay_off"]
+    page = client.get(f"/play/{game_id}").text
+    assert "JK" not in _hand(page) and 'id="joker-owed"' not in page
+    assert f"<strong>You</strong> · {len(_hand(page))} cards" in page  # the hand as the turn's steps left it
+    assert _move(client, game_id, page, action="discard", card=_hand(page)[-1]).status_code == 303
+    events = _row(app, game_id).record[len(before.record):]
+    mine = [e for e in events if e.get("seat") == 0]
+    assert [e["event"] for e in mine[:2]] == ["substitute", "lay_off"]
+    swap, joker = mine[0], mine[1]
+    assert card_of(swap["card"]) == natural and swap["meld"] == {"seat": seat, "index": index}
+    assert card_of(swap["joker"]) == JOKER and card_of(joker["card"]) == JOKER
+    assert joker["meld"] == dict(zip(("seat", "index"), map(int, joker_to.split(":")), strict=True))
+    page = client.get(f"/play/{game_id}").text
+    owner = "your" if seat == 0 else f"player {seat + 1}'s"
+    assert f"You took a joker back with the {natural.face} on {owner} meld {index + 1}." in html.unescape(page)
+    _play_round(client, game_id)  # to its end: the record of a round over replays through the engine
+    record = client.get(f"/play/{game_id}/record.json").json
+    assert record is not None and replay(record).rounds[0].outcome is not None
 
 
 def test_an_illegal_lay_down_is_refused_with_the_engines_message(app: Flask, client: FlaskClient) -> None:

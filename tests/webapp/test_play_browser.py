@@ -13,6 +13,11 @@ from analyzer import analyze
 from tests.webapp.conftest import shot as screenshot
 
 SEED = 3
+# The deal where the server test's play (tests/webapp/test_play.py, test_a_joker_is_taken_back_from_
+# the_page: take a face-up card that pairs up, buy every offer, lay down when the analyser can,
+# discard the rarest rank) reaches a joker to take back: the J♣ takes the joker's place in the
+# person's own set of jacks (seat 0, meld 2), and the joker goes on the set of aces (meld 1).
+SWAP_SEED, SWAP_CARD, SWAP_MELD, JOKER_TO = 10, "JC", "0:1", "0:0"
 
 
 def shot(page: Page, name: str) -> None:
@@ -42,13 +47,13 @@ def _singleton(tokens: list[str]) -> str:
     return min((t for t in tokens if t != "JK"), key=lambda t: (ranks.count(t[:-1]), -tokens.index(t)))
 
 
-def _start(page: Page, base: str, players: int = 3) -> None:
+def _start(page: Page, base: str, players: int = 3, seed: int = SEED) -> None:
     page.goto(f"{base}/play")
     page.select_option("#rules", "progressive")
     page.fill("#round", "1")
     page.fill("#players", str(players))
     page.select_option("#strength", "greedy")
-    page.fill("#seed", str(SEED))
+    page.fill("#seed", str(seed))
     page.click("#start")
     expect(page.locator("#decision")).to_be_visible()
 
@@ -204,3 +209,76 @@ def _server_hand(page: Page) -> list[str]:
     """The hand in the server's order (the page as sent, before the script arranges it)."""
     text = page.request.get(page.url).text()
     return re.findall(r'data-card="([^"]+)"', text.split('id="hand"', 1)[1].split("</p>", 1)[0])
+
+
+def _refused(page: Page, button: Locator, message: str) -> None:
+    """Click a move's button that the engine refuses: the table comes back with its message."""
+    button.click()
+    expect(page.locator("#play-error")).to_contain_text(message)
+
+
+def test_a_joker_taken_back_through_the_lay_off_form(page: Page, live_server: str) -> None:
+    """The server test's deal played by clicking, the same decisions: once laid down, the J♣ is
+    chosen with the set holding the joker in the lay-off form and "Take a joker back" clicked; the
+    joker is in the hand, the turn cannot end before it is melded; it is laid off from the same
+    form, then the discard."""
+    page.set_viewport_size({"width": 1200, "height": 900})
+    _start(page, live_server, seed=SWAP_SEED)
+    laid = False
+    for _ in range(80):
+        assert not page.locator("#play-end").count(), "the round ended before the joker could be taken back"
+        if page.locator("#draw").count():
+            face_up = page.locator("#face-up .card").get_attribute("data-card")
+            pairs = face_up is not None and (face_up == "JK" or face_up[:-1] in {t[:-1] for t in _hand(page)})
+            _act(page, page.locator("#take" if pairs else "#draw"))
+        elif page.locator("#buy").count():
+            _act(page, page.locator("#buy"))
+        elif not laid and page.locator("#lay-down").count() and _lay_down(page):
+            laid = True  # the turn goes on: its discard
+            _act(page, page.locator(f"#discard-form button[value='{_singleton(_hand(page))}']"))
+        elif laid and SWAP_CARD in _hand(page) and "Joker" in page.locator(f"#lay-off-meld option[value='{SWAP_MELD}']").inner_text():
+            break
+        else:
+            _act(page, page.locator(f"#discard-form button[value='{_singleton(_hand(page))}']"))
+    else:
+        raise AssertionError("no turn with the joker to take back")
+    form = page.locator("#lay-off-form")
+    # a card that is not the joker's: the engine's message, the hand as it was
+    hand = _hand(page)
+    wrong = next(t for t in hand if t not in ("JK", SWAP_CARD) and t[:-1] != SWAP_CARD[:-1])
+    form.locator("#lay-off-card").select_option(wrong)
+    form.locator("#lay-off-meld").select_option(SWAP_MELD)
+    _refused(page, page.locator("#substitute"), "sets are of one rank")
+    assert _hand(page) == hand
+    form.locator("#lay-off-card").select_option(SWAP_CARD)
+    form.locator("#lay-off-meld").select_option(SWAP_MELD)
+    _act(page, page.locator("#substitute"))
+    expect(page.locator("#play-error")).to_have_count(0)
+    assert "JK" in _hand(page) and SWAP_CARD not in _hand(page)
+    jacks = page.locator("#seat-1 .melds > li").nth(1)
+    expect(jacks).to_contain_text("J♣")
+    expect(jacks).not_to_contain_text("Joker")
+    expect(page.locator("#end-turn")).to_have_count(0)
+    expect(page.locator("#joker-owed")).to_be_visible()
+    shot(page, "play-joker-taken-back")
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    shot(page, "play-joker-taken-back-phone")
+    page.set_viewport_size({"width": 1200, "height": 900})
+    # the joker may not be discarded, nor the turn end with another discard
+    _refused(page, page.locator("#discard-form button[value='JK']"), "must be melded the same turn")
+    other = _singleton(_hand(page))
+    _refused(page, page.locator(f"#discard-form button[value='{other}']"), "keeps a joker it took back")
+    # laid off from the same form, then the discard
+    page.locator("#lay-off-card").select_option("JK")
+    page.locator("#lay-off-meld").select_option(JOKER_TO)
+    _act(page, page.locator("#lay-off"))
+    expect(page.locator("#play-error")).to_have_count(0)
+    assert "JK" not in _hand(page)
+    expect(page.locator("#joker-owed")).to_have_count(0)
+    expect(page.locator("#seat-1 .seat-head")).to_contain_text(f"{len(_hand(page))} cards")
+    expect(page.locator("#seat-1 .melds > li").first).to_contain_text("Joker")
+    shot(page, "play-joker-laid-off")
+    _act(page, page.locator(f"#discard-form button[value='{_singleton(_hand(page))}']"))
+    expect(page.locator("#log")).to_contain_text("You took a joker back with the J♣ on your meld 2.")
+    expect(page.locator("#log")).to_contain_text("You laid off the Joker on your meld 1.")
