@@ -166,7 +166,7 @@ def advise(
     rule_set.round(round_number)
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
-    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
+    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)
     seen_cards = _read_cards(seen, "the seen cards")
     check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
     offered = None

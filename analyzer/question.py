@@ -210,7 +210,8 @@ class _Reading:
         if hand is None or number is None or "round" in self.errors:
             return hand
         held = hand
-        place = self.check("hand", lambda: place_in_turn(rules, number, len(held), moment))
+        bought = values["buys_used"] if isinstance(values.get("buys_used"), int) else 0
+        place = self.check("hand", lambda: place_in_turn(rules, number, len(held), moment, bought))
         if seen:
             self.check("seen", lambda: check_deck(held + seen, rules, deck, "the hand and the seen cards"))
         if offered is not None and place is not None and "seen" not in self.errors:

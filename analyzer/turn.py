@@ -50,13 +50,15 @@ class Place:
     note: str | None  # e.g. fewer cards than dealt: part of a hand
 
 
-def hand_sizes(rules: Rules, round_number: int) -> dict[Moment, tuple[int, ...]]:
+def hand_sizes(rules: Rules, round_number: int, bought: int = 0) -> dict[Moment, tuple[int, ...]]:
     """The hand sizes a turn of the round can produce, before and after the draw: the deal
-    plus each number of buys the round allows (each buy brings the card and its penalty cards)."""
+    plus each number of buys the round allows (each buy brings the card and its penalty cards);
+    where buying is unlimited, up to ``MOST_BUYS_WHEN_UNLIMITED`` buys, or ``bought`` when the
+    player is known to have bought more (a game at the table: it counts them)."""
     deal = rules.round(round_number).deal
     buys = rules.buys_in(round_number)
     per_buy = 1 + rules.buy_penalty_in(round_number)
-    most = MOST_BUYS_WHEN_UNLIMITED if buys is None else buys
+    most = max(MOST_BUYS_WHEN_UNLIMITED, bought) if buys is None else buys
     before = tuple(deal + bought * per_buy for bought in range(most + 1))
     return {Moment.BEFORE_DRAW: before, Moment.AFTER_DRAW: tuple(size + 1 for size in before)}
 
@@ -76,14 +78,15 @@ def read_moment(moment: Moment | str | None) -> Moment | None:
 # puzzles, the solver's benchmark) had its note about sizes written anew every time: a fiftieth
 # of a typical lay-down. A size no turn gives raises every time (an exception is not kept).
 @functools.lru_cache(maxsize=1024)
-def place_in_turn(rules: Rules, round_number: int, size: int, asked: Moment | None = None) -> Place:
+def place_in_turn(rules: Rules, round_number: int, size: int, asked: Moment | None = None, bought: int = 0) -> Place:
     """The moment of a hand of ``size`` cards: ``asked`` when the player says it, else the one
-    its size gives (after the draw where both could be).
+    its size gives (after the draw where both could be). ``bought``: the buys the player has
+    made this round, when known (``hand_sizes``).
 
     Raises ``HandError`` for more cards than any turn of the round gives (the deal, the draw and
     every buy the round allows). Fewer cards than dealt are part of a hand (before the draw
     unless asked); a size between the ones a turn gives is taken at the nearer smaller one."""
-    sizes = hand_sizes(rules, round_number)
+    sizes = hand_sizes(rules, round_number, bought)
     deal = rules.round(round_number).deal
     if size > max(sizes[Moment.AFTER_DRAW]):
         raise HandError(f"no turn of round {round_number} of {rules.name!r} gives a hand of {size} cards: "
@@ -114,7 +117,7 @@ def _sizes_text(rules: Rules, round_number: int, sizes: dict[Moment, tuple[int, 
     if len(before) == 1:
         return f"{deal} are dealt, so you hold {deal} cards before your draw and {deal + 1} after it"
     buys = rules.buys_in(round_number)
-    limit = (f"up to {MOST_BUYS_WHEN_UNLIMITED} buys" if buys is None
+    limit = (f"up to {len(before) - 1} buys" if buys is None
              else f"{'the' if buys == 1 else 'up to'} {buys} buy{'s' if buys != 1 else ''} the round allows")
     return (f"{deal} are dealt, so with {limit} you hold {_or_list(before)} cards before your draw and "
             f"{_or_list(after)} after it")

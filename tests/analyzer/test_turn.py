@@ -227,6 +227,31 @@ def test_a_hand_larger_than_any_turn_is_refused_with_the_sizes_the_round_allows(
     assert "30 cards" in str(error.value) and "6 are dealt" in str(error.value) and str(largest) in str(error.value)
 
 
+def test_a_player_known_to_have_bought_more_than_five_times_is_advised() -> None:
+    """Where buying is unlimited a hand is taken to hold at most five buys, unless the caller
+    counts more (a game at the table): then the hand of six buys is a turn, not refused."""
+    from analyzer import advise
+
+    progressive = preset("progressive")
+    six_buys_after_draw = 6 + 6 * 2 + 1  # round 1 deals 6; each buy a card and a penalty card
+    with pytest.raises(HandError, match="up to 5 buys"):
+        place_in_turn(progressive, 1, six_buys_after_draw)
+    assert place_in_turn(progressive, 1, six_buys_after_draw, None, 6).moment is Moment.AFTER_DRAW
+    assert max(hand_sizes(progressive, 1, 6)[Moment.BEFORE_DRAW]) == six_buys_after_draw - 1
+    assert hand_sizes(preset("shanghai"), 1, 6) == hand_sizes(preset("shanghai"), 1)  # its buys are limited
+    hand = "7H 7D 7S 9C 9D 9S 2H 4H 6C 8C 10D QD KS 3S 5D JH AC JC KD"
+    with pytest.raises(HandError):
+        advise(hand, "progressive", 1, discards=True)
+    advice = advise(hand, "progressive", 1, discards=True, buys_used=6)
+    assert advice.lay_down.can_lay_down and advice.discards
+    from analyzer.question import Question, QuestionError
+
+    before_draw = " ".join(hand.split()[:-1])  # a seventh buy asked of the hand before its draw
+    with pytest.raises(QuestionError, match="up to 5 buys"):
+        Question.from_json({"hand": before_draw, "round": 1, "buy": "9H"})
+    assert Question.from_json({"hand": before_draw, "round": 1, "buy": "9H", "buys_used": 6}).buys_used == 6
+
+
 def test_a_buy_asked_after_the_draw_is_refused() -> None:
     hand = "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C 2D"  # 12 cards in round 6: the draw is done
     with pytest.raises(AdviceError, match="before your draw"):
