@@ -17,6 +17,7 @@ makes it, feeds it a ``Play`` and takes its hand and melds only when the whole t
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections import Counter
 from collections.abc import Sequence
@@ -165,6 +166,15 @@ class Turn:
         self.discarded: Card | None = None
         self.finished = False
         self.made: list[PlacedMeld] = []  # the meld each lay-off and substitution made, in order
+
+    def copy(self) -> Turn:
+        """The turn as it stands, to try moves on without changing this one (the advice once
+        the contract is down searches plays this way)."""
+        twin = copy.copy(self)
+        twin.hand = Counter(self.hand)
+        twin.melds = [list(seat_melds) for seat_melds in self.melds]
+        twin.made = list(self.made)
+        return twin
 
     @property
     def who(self) -> str:

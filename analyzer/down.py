@@ -1,0 +1,578 @@
+"""Advice once the contract is down: which cards to lay off (on any meld on the table, as the
+rules allow), which card to discard, whether to take the face-up card, and how to go out soonest.
+
+Every play is searched move by move on copies of ``analyzer.moves.Turn``, the one home of the
+table's rules: lay-offs on the player's own melds and, where ``lay_off_on_others`` allows, on
+the other players'; a run grown at either end (chains count: the 9♠ then the 10♠); jokers taken
+back where ``joker_substitution`` allows and laid off again the same turn; the discard and going
+out as ``discard_to_go_out`` says. Each distinct discard (and, where the rules allow it, no
+discard) is one row of the table, ranked best first by docs/advice.md ("Once your contract is
+down"): going out now, then fewer cards kept, then more unseen outs (cards that would let a kept
+card be laid off next turn), then fewer points kept.
+
+    >>> advice = advise_down("9S 10S 4D KC", "progressive", 2, "5S 6S 7S 8S | QH QD QC", table="KH KD KS")
+    >>> best = advice.best
+    >>> [move_text(move, made) for move, made in zip(best.moves, best.made)], best.discard.token, best.kept
+    (['9♠ on your 5♠ 6♠ 7♠ 8♠', '10♠ on your 5♠ 6♠ 7♠ 8♠ 9♠', 'K♣ on K♥ K♦ K♠ of opponent 1'], '4D', ())
+    >>> best.goes_out
+    True
+
+Melds are written as the analyser writes cards, one meld after another with ``|`` between them
+and, for the other players, ``;`` between players (``read_melds``, ``read_table``). A wild card
+stands for the place it takes in a run (``4H 5H JK 7H``: the joker is the 6♥) or the rank of a
+set; ``JK=9H`` says it outright.
+
+    >>> from analyzer.rules import preset
+    >>> read_meld("4H 5H JK 7H", preset("progressive")).describe()
+    '4♥ 5♥ Joker=6♥ 7♥'
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import Counter, deque
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from analyzer.advice import Out
+from analyzer.arguments import optional_whole_number, rules_in_use, whole_number
+from analyzer.buy import AdviceError
+from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_cards, tokens
+from analyzer.hand import HandError, check_deck, deck_copies, read_hand
+from analyzer.melds import card_at, card_places, meld_problems
+from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
+from analyzer.result import PlacedMeld
+from analyzer.rules import MeldKind, Rules
+
+MAX_STATES = 50_000  # table positions one search may reach; far above a real hand's (a few hundred)
+YOU = 0  # the player's seat in the searched turn; the other players follow in the order given
+
+MeldsText = str | Sequence[PlacedMeld | str]
+
+
+class FaceUpChoice(enum.StrEnum):
+    """Before the draw: take the face-up card, or draw from the stock."""
+
+    TAKE = "take"
+    DRAW = "draw"
+
+
+# ---- result objects --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DownRow:
+    """One row of the discard table once the contract is down: the best play of the turn that
+    ends with ``discard`` (None: no discard, where the rules let the turn end without one)."""
+
+    discard: Card | None
+    moves: tuple[Move, ...]  # the lay-offs and jokers taken back, in order
+    made: tuple[PlacedMeld, ...]  # the meld each move made, in order
+    kept: tuple[Card, ...]  # the hand when the turn ends, in card order
+    goes_out: bool
+    outs: tuple[Out, ...]  # cards that would let a kept card be laid off next turn, in card order
+    unseen_outs: int  # their unseen copies
+    points_kept: int
+    rank: int  # place in the table from 1; equal rows share a rank
+    equal_to_previous: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "discard": None if self.discard is None else self.discard.token,
+            "moves": [move_dict(move, made) for move, made in zip(self.moves, self.made)],
+            "kept": tokens(self.kept),
+            "cards_kept": len(self.kept),
+            "goes_out": self.goes_out,
+            "outs": [out.to_dict() for out in self.outs],
+            "unseen_outs": self.unseen_outs,
+            "points_kept": self.points_kept,
+            "rank": self.rank,
+            "equal_to_previous": self.equal_to_previous,
+        }
+
+
+@dataclass(frozen=True)
+class DrawOption:
+    """Taking the face-up card or drawing from the stock, by the figures of the best play of the
+    turn after it: for the stock, the mean over the unseen cards (each copy once)."""
+
+    choice: FaceUpChoice
+    goes_out: float  # the chance of going out this turn (taking the card: 0 or 1)
+    cards_kept: float
+    unseen_outs: float
+    points_kept: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"choice": self.choice.value, "goes_out": round(self.goes_out, 4),
+                "cards_kept": round(self.cards_kept, 4), "unseen_outs": round(self.unseen_outs, 4),
+                "points_kept": round(self.points_kept, 4)}
+
+
+@dataclass(frozen=True)
+class FaceUp:
+    """Whether to take the face-up card: both options, best first (``options[0].choice``)."""
+
+    card: Card
+    options: tuple[DrawOption, ...]
+
+    @property
+    def take(self) -> bool:
+        return self.options[0].choice is FaceUpChoice.TAKE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"card": self.card.token, "take": self.take, "options": [o.to_dict() for o in self.options]}
+
+
+@dataclass(frozen=True)
+class DownAdvice:
+    """The advice for a player whose contract is down. ``rows``: the discard table of the turn,
+    best first (its first row is the best play); with a face-up card, of the turn after taking
+    it, and ``face_up`` says whether to."""
+
+    rules: str
+    round: int
+    hand: tuple[Card, ...]  # as given: after the draw, or before it with a face-up card
+    melds: tuple[PlacedMeld, ...]  # the player's own melds on the table
+    table: tuple[tuple[PlacedMeld, ...], ...]  # the other players' melds, player by player
+    seen: tuple[Card, ...]
+    rows: tuple[DownRow, ...]
+    face_up: FaceUp | None
+    complete: bool = True  # False: a search reached MAX_STATES positions and stopped there
+
+    @property
+    def best(self) -> DownRow:
+        return self.rows[0]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "rules": self.rules,
+            "round": self.round,
+            "hand": tokens(self.hand),
+            "melds": [meld.to_dict() for meld in self.melds],
+            "table": [[meld.to_dict() for meld in melds] for melds in self.table],
+            "seen": tokens(self.seen),
+            "best": self.best.to_dict(),
+            "discards": [row.to_dict() for row in self.rows],
+            "face_up": None if self.face_up is None else self.face_up.to_dict(),
+            "complete": self.complete,
+        }
+
+
+def whose(seat: int) -> str:
+    """A seat of the searched turn in words: yours, or an opponent's by its place in ``table``."""
+    return "your" if seat == YOU else f"opponent {seat}'s"
+
+
+def move_text(move: Move, made: PlacedMeld) -> str:
+    """One move for people, with the meld it made: ``9♠ on your 5♠ 6♠ 7♠ 8♠``."""
+    before = made.describe() if isinstance(move, Substitution) else _before(move, made).describe()
+    where = f"your {before}" if move.seat == YOU else f"{before} of opponent {move.seat}"
+    if isinstance(move, Substitution):
+        return f"{move.card.face} for the joker in {where} (the joker to your hand)"
+    return f"{move.card.face} on {where}"
+
+
+def move_dict(move: Move, made: PlacedMeld) -> dict[str, Any]:
+    return {"move": "substitute" if isinstance(move, Substitution) else "lay_off", "card": move.card.token,
+            "seat": move.seat, "meld": move.meld, "end": None if isinstance(move, Substitution) or move.end is None
+            else move.end.value, "made": made.to_dict()}
+
+
+def _before(move: LayOff, made: PlacedMeld) -> PlacedMeld:
+    """The meld ``move`` laid its card off on: ``made`` less that card at its end."""
+    if move.end is End.LOW:
+        return PlacedMeld(made.kind, made.cards[1:], made.stands_for[1:])
+    return PlacedMeld(made.kind, made.cards[:-1], made.stands_for[:-1])
+
+
+# ---- reading melds -----------------------------------------------------------------------------
+
+
+def read_meld(text: str | PlacedMeld, rules: Rules) -> PlacedMeld:
+    """A meld written as cards (``5S 6S JK 8S``, ``QH QD JK``, ``JK=9H``), checked by the rules
+    (``analyzer.melds.meld_problems``); ``AdviceError`` names what is wrong."""
+    if isinstance(text, PlacedMeld):
+        return _checked(text, rules)
+    written: list[tuple[Card, Card | None]] = []
+    for token in text.split():
+        card_text, _, meaning_text = token.partition("=")
+        try:
+            card = Card.parse(card_text)
+            meaning = Card.parse(meaning_text) if meaning_text else None
+        except CardError as error:
+            raise HandError(f"the meld {text.strip()!r}: {error}") from None
+        if meaning is not None and (not rules.is_wild(card) or meaning.is_joker):
+            raise AdviceError(f"the meld {text.strip()!r}: only a wild card stands for another, and for a natural "
+                              f"card ({token!r})")
+        written.append((card, meaning))
+    if not written:
+        raise AdviceError("an empty meld: write its cards, such as 5S 6S 7S 8S")
+    known = [meaning or card for card, meaning in written if meaning is not None or not rules.is_wild(card)]
+    if not known:  # wild cards alone: a set of their rank (Eveleigh's 2s), else unknowable
+        if len({card.rank for card, _ in written}) == 1 and not written[0][0].is_joker:
+            known = [written[0][0]]
+        else:
+            raise AdviceError(f"the meld {text.strip()!r} is wild cards only: say what one stands for (JK=9H)")
+    cards = tuple(card for card, _ in written)
+    if len({card.rank for card in known}) == 1:
+        kind = MeldKind.PAIR if len(cards) == 2 else MeldKind.SET
+        meanings = tuple(meaning or (card if not rules.is_wild(card) else known[0]) for card, meaning in written)
+        return _checked(PlacedMeld(kind, cards, meanings), rules, text)
+    return _checked(PlacedMeld(MeldKind.RUN, cards, _run_meanings(written, rules, text)), rules, text)
+
+
+def _run_meanings(written: Sequence[tuple[Card, Card | None]], rules: Rules, text: str) -> tuple[Card, ...]:
+    """What each card of a run stands for: a wild card its place, counted from the first card
+    whose meaning is known (an ace low, then high)."""
+    first = next(i for i, (card, meaning) in enumerate(written) if meaning is not None or not rules.is_wild(card))
+    anchor = written[first][1] or written[first][0]
+    assert anchor.suit is not None
+    for place in card_places(anchor):
+        start = place - first
+        if not (1 <= start and start + len(written) - 1 <= 14):
+            continue
+        meanings = tuple(card_at(start + i, anchor.suit) for i in range(len(written)))
+        if all((meaning or card) == at or (meaning is None and rules.is_wild(card))
+               for (card, meaning), at in zip(written, meanings)):
+            return meanings
+    raise AdviceError(f"the meld {text.strip()!r} is neither a set nor a run in rising order")
+
+
+def _checked(meld: PlacedMeld, rules: Rules, text: str | None = None) -> PlacedMeld:
+    problems = meld_problems(meld, rules)
+    if problems:
+        raise AdviceError(f"the meld {text.strip() if text else meld.describe()!r} breaks the rules: {problems[0]}")
+    return meld
+
+
+def read_melds(melds: MeldsText, rules: Rules) -> tuple[PlacedMeld, ...]:
+    """Melds written one after another with ``|`` between them, or given one by one."""
+    parts = melds.split("|") if isinstance(melds, str) else list(melds)
+    if isinstance(melds, str) and not melds.strip():
+        return ()
+    return tuple(read_meld(part, rules) for part in parts)
+
+
+def read_table(table: str | Sequence[MeldsText], rules: Rules) -> tuple[tuple[PlacedMeld, ...], ...]:
+    """The other players' melds: text with ``;`` between players (``|`` between melds), or one
+    entry per player. A player with no melds on the table may be left out."""
+    players = table.split(";") if isinstance(table, str) else list(table)
+    return tuple(melds for melds in (read_melds(player, rules) for player in players) if melds)
+
+
+# ---- the public entry point --------------------------------------------------------------------
+
+
+def advise_down(
+    hand: str | Iterable[Card],
+    rules: str | Rules,
+    round_number: int,
+    melds: MeldsText,
+    table: str | Sequence[MeldsText] = (),
+    players: int | None = None,
+    seen: str | Iterable[Card] = (),
+    face_up: str | Card | None = None,
+) -> DownAdvice:
+    """The ranked advice for a player whose contract is down: ``hand`` after the draw (with
+    ``face_up``, before it), ``melds`` the player's own melds on the table, ``table`` the other
+    players'. ``seen``: other cards the player has seen (the discard pile); the melds on the table
+    are seen already. Unseen copies are counted in the deck for ``players`` (None: the largest).
+
+    Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
+    can get wrong: a meld the rules do not allow, cards not in the deck or more copies than it
+    holds, melds that are not the round's contract (the contract is not down), a go-out round.
+    """
+    rule_set = rules_in_use(rules)
+    round_number = whole_number(round_number, "round_number")
+    players = optional_whole_number(players, "players")
+    round_rule = rule_set.round(round_number)
+    deck = rule_set.deck_for(players)
+    cards = read_hand(hand, rule_set, players)
+    own = read_melds(melds, rule_set)
+    others = read_table(table, rule_set)
+    seen_cards = _cards(seen, "the seen cards")
+    offered = None if face_up is None else _one_card(face_up)
+    if round_rule.go_out:
+        raise AdviceError(f"round {round_number} of {rule_set.name} is a go-out round: laying down melds every "
+                          f"card, so there is no turn once the contract is down")
+    if not own:
+        raise AdviceError("your contract is not down (no melds of yours given): ask the advice before laying down")
+    wanted = Counter(spec.kind for spec in round_rule.contract)
+    if Counter(meld.kind for meld in own) != wanted:
+        raise AdviceError(f"your melds ({' | '.join(meld.describe() for meld in own)}) are not the contract of round "
+                          f"{round_number} ({round_rule.describe_contract()})")
+    if players is not None and len(others) > players - 1:
+        raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
+    on_table = tuple(card for seat in (own, *others) for meld in seat for card in meld.cards)
+    check_deck(cards + on_table + seen_cards + ((offered,) if offered else ()), rule_set, deck,
+               "the hand, the melds on the table" + (", the seen cards and the face-up card" if offered else
+                                                          " and the seen cards"))
+    gone = Counter(cards) + Counter(on_table) + Counter(seen_cards) + Counter([offered] if offered else [])
+    unseen = {card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS}
+    search = _Search(rule_set, round_number, (own, *others), unseen)
+    choice = None
+    if offered is None:
+        rows = search.rows(cards)
+    else:
+        rows = search.rows(cards + (offered,))
+        choice = FaceUp(offered, search.face_up(cards, offered, rows[0]))
+    return DownAdvice(rule_set.name, round_number, cards, own, others, sorted_cards(seen_cards), rows, choice,
+                      not search.truncated)
+
+
+def _cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
+    try:
+        return parse_cards(cards) if isinstance(cards, str) else tuple(cards)
+    except CardError as error:
+        raise HandError(f"{what}: {error}") from None
+
+
+def _one_card(card: str | Card) -> Card:
+    if isinstance(card, Card):
+        return card
+    cards = _cards(card, "the face-up card")
+    if len(cards) != 1:
+        raise AdviceError(f"the face-up card must be one card, such as 9H, not {card!r}")
+    return cards[0]
+
+
+# ---- the search ----------------------------------------------------------------------------------
+
+Key = tuple[tuple[Card, ...], tuple[tuple[PlacedMeld, ...], ...], int]
+
+
+@dataclass(frozen=True)
+class _End:
+    """A way the turn may end: the position after the moves, and the discard."""
+
+    turn: Turn
+    moves: tuple[Move, ...]
+    discard: Card | None
+    kept: tuple[Card, ...]
+    points: int
+
+
+class _Search:
+    """Every play of a turn on one table, found move by move on ``Turn`` copies."""
+
+    def __init__(self, rules: Rules, round_number: int, melds: Sequence[Sequence[PlacedMeld]],
+                 unseen: dict[Card, int]) -> None:
+        self.rules = rules
+        self.round_number = round_number
+        self.melds = melds
+        self.unseen = unseen
+        self.truncated = False
+        self._left: dict[Key, int] = {}
+        self._tried: dict[PlacedMeld, tuple[dict[Card, tuple[End | None, ...]], frozenset[Card]]] = {}
+
+    def turn(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]] | None = None) -> Turn:
+        return Turn(self.rules, self.round_number, YOU, hand, self.melds if melds is None else melds)
+
+    # -- positions -------------------------------------------------------------------------------
+
+    def moves(self, turn: Turn) -> Iterator[Move]:
+        """The moves worth trying on ``turn``: each distinct card on each meld it grows (a run at
+        either end), and each natural card in a joker's place; ``Turn`` judges them."""
+        held = dict.fromkeys(turn.held())
+        for seat, seat_melds in enumerate(turn.melds):
+            for index, meld in enumerate(seat_melds):
+                lay_offs, substitutes = self._tries(meld)
+                for card in held:
+                    for end in lay_offs.get(card, ()):
+                        yield LayOff(card, seat, index, end)
+                    if card in substitutes:
+                        yield Substitution(card, seat, index)
+
+    def _tries(self, meld: PlacedMeld) -> tuple[dict[Card, tuple[End | None, ...]], frozenset[Card]]:
+        """For ``meld``, worked out once: the cards ``grown`` lets it take, with the ends (None: a
+        set's), and the natural cards worth trying in a joker's place (what a run's jokers stand
+        for, any card of a set's rank)."""
+        tries = self._tried.get(meld)
+        if tries is None:
+            ends = (End.HIGH, End.LOW) if meld.kind is MeldKind.RUN else (None,)
+            lay_offs = {card: fits for card in ALL_CARD_KINDS
+                        if (fits := tuple(end for end in ends
+                                          if isinstance(grown(meld, card, self.rules, end), PlacedMeld)))}
+            jokers = [meaning for held, meaning in zip(meld.cards, meld.stands_for) if held.is_joker]
+            if meld.kind is not MeldKind.RUN and jokers:
+                jokers = [card for card in ALL_CARD_KINDS if card.rank == meld.stands_for[0].rank]
+            tries = self._tried[meld] = (lay_offs, frozenset(card for card in jokers if not self.rules.is_wild(card)))
+        return tries
+
+    def reach(self, start: Turn) -> list[tuple[Turn, tuple[Move, ...]]]:
+        """Every position the moves reach from ``start`` (itself too) with no joker owed, each
+        once, with the fewest moves that reach it (breadth first)."""
+        found: dict[Key, tuple[Turn, tuple[Move, ...]]] = {_key(start): (start, ())}
+        queue: deque[tuple[Turn, tuple[Move, ...]]] = deque([(start, ())])
+        while queue:
+            turn, path = queue.popleft()
+            for move in self.moves(turn):
+                after = turn.copy()
+                try:
+                    if isinstance(move, LayOff):
+                        after.lay_off(move)
+                    else:
+                        after.substitute(move)
+                except TableError:
+                    continue
+                key = _key(after)
+                if key in found:
+                    continue
+                if len(found) >= MAX_STATES:
+                    self.truncated = True
+                    break
+                found[key] = (after, path + (move,))
+                queue.append((after, path + (move,)))
+        return [(turn, path) for turn, path in found.values() if not turn.jokers_owed]
+
+    def ends(self, hand: Sequence[Card]) -> list[_End]:
+        """Every legal end of the turn: each position reached, with each discard ``Turn`` allows
+        there (and none, where it allows that)."""
+        ends = []
+        for turn, path in self.reach(self.turn(hand)):
+            for discard in (None, *dict.fromkeys(turn.held())):
+                done = turn.copy()
+                try:
+                    if discard is not None:
+                        done.discard(discard)
+                    done.finish()
+                except TableError:
+                    continue
+                kept = tuple(done.held())
+                ends.append(_End(done, path, discard, kept, sum(self.rules.points_of(card) for card in kept)))
+        return ends
+
+    def left(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> int:
+        """The fewest cards of ``hand`` the moves can leave on ``melds`` (no discard)."""
+        start = self.turn(hand, melds)
+        key = _key(start)
+        if key not in self._left:
+            self._left[key] = min(sum(turn.hand.values()) for turn, _ in self.reach(start))
+        return self._left[key]
+
+    def outs(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
+        """The unseen cards that, drawn next turn, would let one more kept card be laid off on
+        ``melds`` (the table as this turn leaves it)."""
+        if not kept:
+            return ()
+        now = self.left(kept, melds)
+        found = []
+        probe = self.turn((), melds)
+        for card in ALL_CARD_KINDS:
+            if self.unseen.get(card, 0) <= 0 or not self._fits(probe, card):
+                continue  # a card with no place on the table moves nothing
+            if self.left((*kept, card), melds) < now:
+                found.append(Out(card, self.unseen[card]))
+        return tuple(found)
+
+    def _fits(self, probe: Turn, card: Card) -> bool:
+        """Whether ``card`` has a legal first move on the table of ``probe``."""
+        probe.hand = Counter([card])
+        for move in self.moves(probe):
+            try:
+                after = probe.copy()
+                if isinstance(move, LayOff):
+                    after.lay_off(move)
+                else:
+                    after.substitute(move)
+                return True
+            except TableError:
+                continue
+        return False
+
+    # -- the discard table -----------------------------------------------------------------------
+
+    def rows(self, hand: Sequence[Card], best_only: bool = False) -> tuple[DownRow, ...]:
+        """One row per discard (None: no discard), each its best end, best first; with
+        ``best_only``, only the rows that may come first (those keeping the fewest cards)."""
+        ends = self.ends(hand)
+        if best_only:
+            fewest = min(len(end.kept) for end in ends)
+            ends = [end for end in ends if len(end.kept) == fewest]
+        by_discard: dict[Card | None, list[_End]] = {}
+        for end in ends:
+            by_discard.setdefault(end.discard, []).append(end)
+        unranked = []
+        for discard, ends in by_discard.items():
+            fewest = min(len(end.kept) for end in ends)
+            tied = [end for end in ends if len(end.kept) == fewest]
+            best: tuple[Any, ...] | None = None
+            for end in _distinct(tied):
+                outs = self.outs(end.kept, end.turn.melds)
+                unseen_outs = sum(out.unseen for out in outs)
+                figures = (-unseen_outs, end.points)
+                if best is None or figures < best[0]:
+                    best = (figures, end, outs, unseen_outs)
+            assert best is not None
+            _, end, outs, unseen_outs = best
+            unranked.append((discard, end, outs, unseen_outs))
+
+        def merit(row: tuple[Card | None, _End, tuple[Out, ...], int]) -> tuple[Any, ...]:
+            """Going out first; then fewer cards kept, more unseen outs, fewer points kept; then a
+            natural discard before a wild one."""
+            discard, end, _, unseen_outs = row
+            return (bool(end.kept), len(end.kept), -unseen_outs, end.points,
+                    discard is not None and self.rules.is_wild(discard))
+
+        unranked.sort(key=lambda row: (merit(row), (-1, -1) if row[0] is None else row[0].sort_key()))
+        table: list[DownRow] = []
+        for place, row in enumerate(unranked, start=1):
+            discard, end, outs, unseen_outs = row
+            equal = bool(table) and merit(row) == merit(unranked[place - 2])
+            table.append(DownRow(discard, end.moves, tuple(end.turn.made), end.kept, not end.kept, outs, unseen_outs,
+                                 end.points, table[-1].rank if equal else place, equal))
+        if not table:  # pragma: no cover - a turn can always end with some discard or none
+            raise AdviceError("no legal end of this turn was found")
+        return tuple(table)
+
+    def face_up(self, hand: Sequence[Card], card: Card, taken: DownRow) -> tuple[DrawOption, ...]:
+        """Taking ``card`` (the best row after taking it) against drawing from the stock (the
+        mean of the best rows over the unseen cards, each copy once), best first: fewer cards
+        kept on average (going out keeps none), then more unseen outs, then fewer points; drawing
+        when they are equal."""
+        take = DrawOption(FaceUpChoice.TAKE, float(taken.goes_out), float(len(taken.kept)), float(taken.unseen_outs),
+                          float(taken.points_kept))
+        weights = {drawn: count for drawn, count in self.unseen.items() if count > 0}
+        total = sum(weights.values())
+        sums = [0.0, 0.0, 0.0, 0.0]
+        for drawn, count in weights.items():
+            self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
+            row = self.rows((*hand, drawn), best_only=True)[0]
+            self.unseen[drawn] += 1
+            for index, value in enumerate((row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)):
+                sums[index] += count * value
+        if not total:  # no card left unseen: the stock holds only what the player has seen
+            return (take,)
+        draw = DrawOption(FaceUpChoice.DRAW, *(value / total for value in sums))
+
+        def merit(option: DrawOption) -> tuple[float, ...]:
+            return (option.cards_kept, -option.unseen_outs, option.points_kept, option.choice is FaceUpChoice.TAKE)
+
+        return tuple(sorted((take, draw), key=merit))
+
+
+def _key(turn: Turn) -> Key:
+    return tuple(turn.held()), tuple(tuple(melds) for melds in turn.melds), turn.jokers_owed
+
+
+def _distinct(ends: Iterable[_End]) -> list[_End]:
+    """One end per kept hand and table (the outs depend on nothing else)."""
+    found: dict[tuple[Any, ...], _End] = {}
+    for end in ends:
+        found.setdefault((end.kept, tuple(tuple(melds) for melds in end.turn.melds)), end)
+    return list(found.values())
+
+
+__all__ = [
+    "DownAdvice",
+    "DownRow",
+    "DrawOption",
+    "FaceUp",
+    "FaceUpChoice",
+    "advise_down",
+    "move_text",
+    "read_meld",
+    "read_melds",
+    "read_table",
+]
