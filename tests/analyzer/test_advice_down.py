@@ -1,0 +1,307 @@
+"""The advice once the contract is down (``analyzer.advise_down``): a brute-force reference
+that plays every order of every move the engine accepts (``analyzer.moves.Turn`` deep copies,
+nothing remembered) and every discard, then hypothesis properties comparing the advice with it
+on small hands over tables of several presets; a hand-made case per rule; bad input."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from analyzer import AdviceError, HandError, advise_down, read_melds, read_table
+from analyzer.cards import ALL_CARD_KINDS, Card, parse_cards
+from analyzer.down import DownAdvice, DownRow, FaceUpChoice, move_text
+from analyzer.hand import check_deck, deck_copies
+from analyzer.moves import End, LayOff, Substitution, TableError, Turn
+from analyzer.result import PlacedMeld
+from analyzer.rules import Rules, preset
+
+# ---- the brute-force reference ---------------------------------------------------------------
+
+
+def _twin(turn: Turn) -> Turn:
+    """A copy of ``turn`` to play on (its hand and melds its own; the rules shared)."""
+    twin = copy.copy(turn)
+    twin.hand, twin.melds, twin.made = Counter(turn.hand), [list(melds) for melds in turn.melds], list(turn.made)
+    return twin
+
+
+def _tries(turn: Turn) -> list[Turn]:
+    """``turn`` after each move the engine accepts: every card on every meld at every end (and
+    none), every card in every joker's place."""
+    after = []
+    for card in set(turn.hand.elements()):
+        for seat, melds in enumerate(turn.melds):
+            for index in range(len(melds)):
+                moves: list[LayOff | Substitution] = [LayOff(card, seat, index, end)
+                                                      for end in (None, End.LOW, End.HIGH)]
+                for move in [*moves, Substitution(card, seat, index)]:
+                    twin = _twin(turn)
+                    try:
+                        twin.lay_off(move) if isinstance(move, LayOff) else twin.substitute(move)
+                    except TableError:
+                        continue
+                    after.append(twin)
+    return after
+
+
+def brute_ends(rules: Rules, number: int, hand: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]) -> list[Turn]:
+    """Every finished turn: every order of moves, then every discard (or none)."""
+    ends: list[Turn] = []
+
+    def visit(turn: Turn) -> None:
+        if not turn.jokers_owed:
+            for discard in [None, *set(turn.hand.elements())]:
+                done = _twin(turn)
+                try:
+                    if discard is not None:
+                        done.discard(discard)
+                    done.finish()
+                except TableError:
+                    continue
+                ends.append(done)
+        for twin in _tries(turn):
+            visit(twin)
+
+    visit(Turn(rules, number, 0, hand, table))
+    return ends
+
+
+def brute_left(rules: Rules, number: int, hand: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]) -> int:
+    """The fewest cards of ``hand`` any order of moves leaves (no discard)."""
+    best = len(hand)
+
+    def visit(turn: Turn) -> None:
+        nonlocal best
+        if not turn.jokers_owed:
+            best = min(best, sum(turn.hand.values()))
+        for twin in _tries(turn):
+            visit(twin)
+
+    visit(Turn(rules, number, 0, hand, table))
+    return best
+
+
+def brute_outs(rules: Rules, number: int, kept: Sequence[Card], table: Sequence[Sequence[PlacedMeld]],
+               unseen: Counter[Card]) -> int:
+    """Unseen copies of the cards that let one more kept card go next turn."""
+    if not kept:
+        return 0
+    now = brute_left(rules, number, kept, table)
+    return sum(unseen[card] for card in ALL_CARD_KINDS
+               if unseen[card] > 0 and brute_left(rules, number, [*kept, card], table) < now)
+
+
+def brute_best(rules: Rules, number: int, hand: Sequence[Card], table: Sequence[Sequence[PlacedMeld]],
+               unseen: Counter[Card]) -> tuple[bool, int, int, int]:
+    """The best figures any turn reaches: (keeps cards, cards kept, -unseen outs, points kept)."""
+    ends = brute_ends(rules, number, hand, table)
+    fewest = min(sum(end.hand.values()) for end in ends)
+    figures = set()
+    for end in ends:
+        kept = list(end.hand.elements())
+        if len(kept) == fewest:
+            points = sum(rules.points_of(card) for card in kept)
+            figures.add((bool(kept), len(kept), -brute_outs(rules, number, kept, end.melds, unseen), points))
+    return min(figures)
+
+
+def unseen_of(rules: Rules, hand: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]) -> Counter[Card]:
+    deck = rules.deck_for(None)
+    gone = Counter(hand) + Counter(card for melds in table for meld in melds for card in meld.cards)
+    return Counter({card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS})
+
+
+def figures(row: DownRow) -> tuple[bool, int, int, int]:
+    return bool(row.kept), len(row.kept), -row.unseen_outs, row.points_kept
+
+
+def replay(advice: DownAdvice, rules: Rules, row: DownRow, hand: Sequence[Card]) -> Turn:
+    """The row's play fed to a fresh ``Turn``: it must be legal and keep what the row says."""
+    turn = Turn(rules, advice.round, 0, hand, (advice.melds, *advice.table))
+    for move in row.moves:
+        turn.lay_off(move) if isinstance(move, LayOff) else turn.substitute(move)
+    if row.discard is not None:
+        turn.discard(row.discard)
+    turn.finish()
+    assert sorted(turn.hand.elements()) == sorted(row.kept)
+    return turn
+
+
+# ---- tables to play on -------------------------------------------------------------------------
+
+# (rules, round, own melds, the others' melds, cards the hands are drawn from)
+TABLES = [
+    ("progressive", 2, "5S 6S 7S 8S | QH QD QC", "KH KD JK ; 7D 8D JK 10D", "4S 9S 10S JS QS KC 9D 6D 2H AD JK"),
+    ("shanghai", 2, "JC QC KC AC | 5H 5D 5S", "2D 3D 4D 5D | 9S 9H JK", "10C AC 9C 5C JK 6D AD 9D 9C 3H"),
+    ("eveleigh", 2, "3H 4H 5H 6H | 8C 8D 8S", "KD KS 2C", "2H 7H 8H 9H 2S KC 8H JK 10H"),
+    ("shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H", "10H JH QH KH", "7S 9C 9H 8H AH 9H 2C JK"),
+    ("contract", 3, "3S 4S 5S 6S | 9D 10D JK QD", "", "2S 7S 8S JD KD AD 4C JK"),
+]
+
+
+def _table(rules: Rules, own: str, others: str) -> tuple[tuple[PlacedMeld, ...], ...]:
+    return (read_melds(own, rules), *read_table(others, rules))
+
+
+@st.composite
+def positions(draw: st.DrawFn) -> tuple[str, int, str, str, tuple[Card, ...]]:
+    name, number, own, others, pool = draw(st.sampled_from(TABLES))
+    cards = parse_cards(pool)
+    picked = draw(st.lists(st.integers(0, len(cards) - 1), min_size=1, max_size=4, unique=True))
+    return name, number, own, others, tuple(cards[i] for i in picked)
+
+
+@settings(max_examples=40)
+@given(positions())
+def test_the_best_turn_is_as_good_as_any_order_of_moves(position: tuple[str, int, str, str, tuple[Card, ...]]) -> None:
+    name, number, own, others, hand = position
+    rules = preset(name)
+    table = _table(rules, own, others)
+    try:
+        check_deck(hand + tuple(c for melds in table for m in melds for c in m.cards), rules, rules.deck_for(None))
+    except HandError:
+        return
+    advice = advise_down(hand, rules, number, own, others)
+    assert figures(advice.best) == brute_best(rules, number, hand, table, unseen_of(rules, hand, table))
+    ends = brute_ends(rules, number, hand, table)
+    assert {row.discard for row in advice.rows} == {end.discarded for end in ends}  # every discard, once
+    for row in advice.rows:
+        replay(advice, rules, row, hand)
+        assert row.goes_out == (not row.kept)
+        assert row.points_kept == sum(rules.points_of(card) for card in row.kept)
+    ranks = [figures(row) for row in advice.rows]
+    assert ranks == sorted(ranks)
+
+
+@settings(max_examples=20)
+@given(positions())
+def test_every_row_is_the_best_play_with_its_discard(position: tuple[str, int, str, str, tuple[Card, ...]]) -> None:
+    """A row keeps no more cards than any play ending with its discard, and goes out whenever
+    one does: an answer of the first legal play would fail here."""
+    name, number, own, others, hand = position
+    rules = preset(name)
+    table = _table(rules, own, others)
+    try:
+        check_deck(hand + tuple(c for melds in table for m in melds for c in m.cards), rules, rules.deck_for(None))
+    except HandError:
+        return
+    advice = advise_down(hand, rules, number, own, others)
+    ends = brute_ends(rules, number, hand, table)
+    for row in advice.rows:
+        fewest = min(sum(end.hand.values()) for end in ends if end.discarded == row.discard)
+        assert len(row.kept) == fewest
+
+
+# ---- one case per rule -------------------------------------------------------------------------
+
+
+def _moves(row: DownRow) -> list[str]:
+    return [move_text(move, made) for move, made in zip(row.moves, row.made)]
+
+
+def test_a_chain_of_lay_offs_goes_out() -> None:
+    advice = advise_down("9S 10S 4D KC", "progressive", 2, "5S 6S 7S 8S | QH QD QC", table="KH KD KS")
+    best = advice.best
+    assert best.goes_out and best.discard == Card.parse("4D") and best.rank == 1
+    assert _moves(best) == ["9♠ on your 5♠ 6♠ 7♠ 8♠", "10♠ on your 5♠ 6♠ 7♠ 8♠ 9♠", "K♣ on K♥ K♦ K♠ of opponent 1"]
+    # The 10♠ alone does not fit: discarding the 9♠ keeps it.
+    row = next(row for row in advice.rows if row.discard == Card.parse("9S"))
+    assert row.kept == (Card.parse("4D"), Card.parse("10S")) and not row.goes_out
+
+
+def test_only_own_melds_where_the_rules_say_so() -> None:
+    own_only = dataclasses.replace(preset("progressive"), lay_off_on_others=False)
+    advice = advise_down("9S KC 4D", own_only, 2, "5S 6S 7S 8S | QH QD QC", table="KH KD KS")
+    assert not advice.best.goes_out and all(move.seat == 0 for row in advice.rows for move in row.moves)
+    assert advise_down("9S KC 4D", "progressive", 2, "5S 6S 7S 8S | QH QD QC", table="KH KD KS").best.goes_out
+
+
+def test_a_joker_taken_back_goes_on_at_once() -> None:
+    # The 7♦ takes the joker's place in an opponent's run; the joker then carries the 10♠.
+    advice = advise_down("7D 10S 3C", "progressive", 2, "5S 6S 7S 8S | QH QD QC", table="5D 6D JK 8D")
+    best = advice.best
+    assert best.goes_out and best.discard == Card.parse("3C")
+    assert any(isinstance(move, Substitution) for move in best.moves)
+    # Eveleigh: wild cards once melded stay, and the 7♦'s place is the joker's.
+    never = advise_down("7D 10S 3C", "eveleigh", 2, "5S 6S 7S 8S | QH QD QC", table="5D 6D JK 8D")
+    assert not any(isinstance(move, Substitution) for row in never.rows for move in row.moves)
+    assert not never.best.goes_out
+
+
+def test_the_ace_and_the_wild_limit_follow_the_rules() -> None:
+    # Shanghai: the ace is high only, so it never goes below a 2-3-4-5 run; one wild per meld.
+    advice = advise_down("AD JK 3H", "shanghai", 2, "JC QC KC AC | 5H 5D 5S", table="2D 3D 4D 5D | 9S 9H JK")
+    assert all(move.card != Card.parse("AD") for row in advice.rows for move in row.moves)
+    assert all(made.cards.count(Card.parse("JK")) <= 1 for row in advice.rows for made in row.made)
+    low_ace = advise_down("AD 3H", "progressive", 2, "JC QC KC AC | 5H 5D 5S", table="2D 3D 4D 5D")
+    assert low_ace.best.goes_out
+
+
+def test_a_last_card_is_laid_off_where_it_may_not_be_discarded() -> None:
+    # shanghai-powe: going out by melding every card; the last card is never a discard.
+    advice = advise_down("7S 9C", "shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H")
+    assert advice.best.goes_out and advice.best.discard is None
+    stuck = advise_down("4D", "shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H")
+    assert [row.discard for row in stuck.rows] == [None] and stuck.best.kept == (Card.parse("4D"),)
+
+
+def test_outs_count_the_unseen_cards_that_free_a_kept_card() -> None:
+    # Keeping the 10♠ over the 4♦: the 9♠ (two copies unseen) or a joker would let it go.
+    advice = advise_down("10S 4D KD", "progressive", 2, "5S 6S 7S 8S | QH QD QC", players=4)
+    row = next(row for row in advice.rows if row.discard == Card.parse("4D"))
+    assert {out.card.token: out.unseen for out in row.outs} == {"9S": 2, "JK": 1}
+    assert row.unseen_outs == 3
+    assert advice.best.discard == Card.parse("KD")  # 10 points gone, the 10♠ kept with its 3 outs
+
+
+def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
+    advice = advise_down("10S 4D 2H 9C", "progressive", 2, "5S 6S 7S 8S | QH QD QC", players=4, face_up="9S")
+    assert advice.face_up is not None and advice.face_up.take
+    assert sorted(advice.best.kept) == sorted(parse_cards("2H 4D"))
+    dead = advise_down("10S 4D 2H 9C", "progressive", 2, "5S 6S 7S 8S | QH QD QC", players=4, face_up="KD")
+    assert dead.face_up is not None and not dead.face_up.take
+    assert dead.face_up.options[0].choice is FaceUpChoice.DRAW
+
+
+def test_to_dict_names_every_figure() -> None:
+    data = advise_down("9S 10S 4D KC", "progressive", 2, "5S 6S 7S 8S | QH QD QC", table="KH KD KS").to_dict()
+    assert data["best"]["goes_out"] is True and data["best"]["discard"] == "4D"
+    assert data["best"]["moves"][0] == {"move": "lay_off", "card": "9S", "seat": 0, "meld": 0, "end": "high",
+                                        "made": {"kind": "run", "cards": ["5S", "6S", "7S", "8S", "9S"],
+                                                 "as": ["5S", "6S", "7S", "8S", "9S"]}}
+    assert [row["rank"] for row in data["discards"]] == sorted(row["rank"] for row in data["discards"])
+
+
+def test_melds_read_as_written() -> None:
+    rules = preset("progressive")
+    assert read_melds("4H 5H JK 7H | QH QD JK | JK=3H 4H 5H 6H", rules)[2].describe() == "Joker=3♥ 4♥ 5♥ 6♥"
+    assert read_melds("4H 5H JK 7H", rules)[0].describe() == "4♥ 5♥ Joker=6♥ 7♥"
+    assert read_melds("QH QD JK", rules)[0].kind.value == "set"
+
+
+# ---- bad input ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"melds": "5S 6S 8S 9S | QH QD QC"}, "the meld '5S 6S 8S 9S' is neither a set nor a run"),
+    ({"rules": "shanghai", "melds": "5S JK JK 8S | QH QD QC"}, "the meld '5S JK JK 8S' breaks the rules"),
+    ({"melds": "5S 6S 7S 8S | QH QD QX"}, "unknown card 'QX'"),
+    ({"melds": ""}, "your contract is not down"),
+    ({"melds": "5S 6S 7S 8S | 9D 10D JD QD"}, "are not the contract of round 2"),
+    ({"hand": "QH 4D", "melds": "5S 6S 7S 8S | QH QD QC", "table": "QH QD QS", "players": 4}, "3 copies of QH"),
+    ({"round_number": 8, "rules": "ill-buy-it", "melds": "5S 6S 7S 8S | QH QD QC"}, "go-out round"),
+    ({"melds": "5S 6S 7S 8S | QH QD QC", "face_up": "9S 9D"}, "one card"),
+    ({"melds": "5S 6S 7S 8S | QH QD QC", "table": "JK 5C JK=7C 8C"}, "neither a set nor a run"),
+])
+def test_bad_input_is_a_clear_error(kwargs: dict[str, object], message: str) -> None:
+    arguments: dict[str, object] = {"hand": "9S 4D", "rules": "progressive", "round_number": 2, **kwargs}
+    with pytest.raises(ValueError, match=message) as raised:
+        advise_down(**arguments)
+    assert isinstance(raised.value, (AdviceError, HandError))
