@@ -47,6 +47,7 @@ MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything large
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
 MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
+DOWN_ONLY = ("down", "table", "face_up")  # the options of the advice once the contract is down
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
 
@@ -140,6 +141,16 @@ def build_parser() -> argparse.ArgumentParser:
                         help="with --buy: buys you have already made this round (default 0)")
     advice.add_argument("--bought-last", action="store_true",
                         help="with --buy: the last card bought this round was bought by you")
+    down = parser.add_argument_group(
+        "once your contract is down", "which cards to lay off (on any meld on the table the rules allow), which "
+        "to discard, and whether to take the face-up card; melds are cards with | between them, JK=9H says what "
+        "a wild card stands for; see docs/advice.md")
+    down.add_argument("--down", metavar="MELDS", help="your melds on the table, e.g. \"5S 6S 7S 8S | QH QD QC\"; "
+                      "the hand is after your draw")
+    down.add_argument("--table", metavar="MELDS", help="with --down: the other players' melds, ; between players, "
+                      "e.g. \"KH KD KS ; 7D 8D JK 10D\"")
+    down.add_argument("--face-up", metavar="CARD", help="with --down: the face-up discard, the hand before your "
+                      "draw: take it or draw?")
     parser.add_argument("--batch", metavar="FILE.jsonl",
                         help=f"analyse one JSON object per line, e.g. {SAMPLE}; one JSON line out per "
                         "line in; the other options are the defaults (the fields are named like them: "
@@ -174,8 +185,15 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise OutputError("standard output is closed: there is nowhere to write the answer")
         if args.list_rules:
             return list_rules(args)
+        down_only = [name for name in DOWN_ONLY if getattr(args, name) is not None]
+        if down_only and (args.batch is not None or args.list_rules):
+            raise UsageError(f"--{down_only[0].replace('_', '-')} goes with one hand (a hand file or --example)")
         if args.batch is not None:
             return run_batch(args)
+        if args.down is not None:
+            return run_down(args)
+        if down_only:
+            raise UsageError(f"--{down_only[0].replace('_', '-')} goes with --down MELDS (your melds on the table)")
         return run_one(args)
     except (UsageError, *USER_ERRORS) as error:
         _say(_one_line(str(error)))
@@ -289,6 +307,31 @@ def run_one(args: argparse.Namespace) -> int:
     advice = ask(dataclasses.replace(question, outs=True))  # the text always shows the outs
     assert isinstance(advice, Advice)
     _write(render_advice(advice, question.rules, args.players, asked_rules=args.rules))
+    return 0
+
+
+def run_down(args: argparse.Namespace) -> int:
+    """``--down``: the advice once the contract is down (``analyzer.advise_down``)."""
+    from analyzer.down import advise_down
+    from analyzer.render import render_down
+
+    stray = [option for option, given in (("--buy", args.buy), ("--discards", args.discards), ("--outs", args.outs),
+                                          ("--before-draw or --after-draw", args.moment),
+                                          *((f"--{name.replace('_', '-')}", getattr(args, name)) for name in BUY_ONLY))
+             if given not in (None, False)]
+    if stray:
+        raise UsageError(f"{stray[0]} does not go with --down (the hand is after your draw; with --face-up, before "
+                         "it; the discard table is always shown)")
+    if args.round is None and not args.example:
+        raise UsageError("missing --round: say which round the hand is for, e.g. --round 6")
+    number = args.round if args.round is not None else EXAMPLE_ROUND
+    if args.example:
+        text = resources.files("analyzer").joinpath("examples", EXAMPLE_FILE).read_text(encoding="utf-8")
+    else:
+        text = read_hand_file(args.hand_file)
+    advice = advise_down(text, load_rules(args.rules or DEFAULT_RULES), number, args.down, args.table or "",
+                         players=args.players, seen=args.seen or "", face_up=args.face_up)
+    _write(json.dumps(advice.to_dict()) if args.json else render_down(advice, args.players))
     return 0
 
 

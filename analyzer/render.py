@@ -10,6 +10,7 @@ from typing import Any
 from analyzer.advice import Advice, DiscardRow
 from analyzer.buy import BuyAdvice, BuyObjective, Verdict
 from analyzer.cards import Card, Rank, faces
+from analyzer.down import DownAdvice, DownRow, FaceUp, move_text
 from analyzer.question import DEFAULT_RULES
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import ALIASES, PRESETS, ContractMode, DeckRule, Points, Rules, preset_key
@@ -24,6 +25,12 @@ DISCARD_COLUMNS = {
     "points kept": ("when you lay down this turn, what you hold once the turn ends; else what the best lay-down "
                     "leaves when 0 away, or all the cards you keep"),
     "unseen outs": "unseen copies of the cards that would then help",
+}
+# ...and those of the discard table once the contract is down.
+DOWN_COLUMNS = {
+    "lays off": "cards that row's best play lays off (and jokers it takes back)",
+    "kept": "what you hold once the turn ends",
+    "unseen outs": "unseen copies of the cards that would let a kept card be laid off next turn",
 }
 
 
@@ -245,6 +252,61 @@ def _buy_lines(buy: BuyAdvice) -> str:
         f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
         f"Why: {' '.join(filter(None, (buy.reason, buy.why_still())))}",
     ])
+
+
+def render_down(advice: DownAdvice, players: int | None = None) -> str:
+    """The advice once the contract is down: the best play, the discard table, and with a
+    face-up card whether to take it."""
+    when = "before your draw" if advice.face_up else "after your draw"
+    blocks = [f"Your contract is down ({advice.rules}, round {advice.round}); your hand {when}: {faces(advice.hand)}"]
+    if advice.face_up is not None:
+        blocks.append(_face_up_lines(advice.face_up))
+    best = advice.best
+    taken = f"If you take the {advice.face_up.card.face}, the best play" if advice.face_up else "Best play"
+    lines = [f"{taken}:"] + [f"  {move_text(move, made)}" for move, made in zip(best.moves, best.made)]
+    if not best.moves:
+        lines.append("  nothing to lay off")
+    if best.discard is not None:
+        lines.append(f"  discard {best.discard.face}" + (": you go out" if best.goes_out else ""))
+    elif best.goes_out:
+        lines.append("  no discard: you go out")
+    if not best.goes_out:
+        lines.append("  " + _left_line(best.kept, best.points_kept, "you keep", ""))
+    blocks.append("\n".join(lines))
+    blocks.append(_down_lines(advice.rows))
+    if not advice.complete:
+        blocks.append("(The search stopped at its bound of positions: a better play may exist.)")
+    return "\n\n".join(blocks)
+
+
+def _down_lines(rows: Sequence[DownRow]) -> str:
+    header = ("rank", "discard", "lays off", "kept", "unseen outs", "points kept")
+    tied = {row.rank for row in rows if row.equal_to_previous}
+    cells = [(f"{row.rank}{'=' if row.rank in tied else ''}", "none" if row.discard is None else row.discard.face,
+              str(len(row.moves)), faces(row.kept) if row.kept else "nothing: out", str(row.unseen_outs),
+              str(row.points_kept)) for row in rows]
+    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
+    numbers = {2, 4, 5}
+    lines = ["Which card to discard, best first:"]
+    for line in (header, *cells):
+        lines.append("  " + "  ".join(f"{text:>{w}}" if i in numbers else f"{text:<{w}}"
+                                      for i, (text, w) in enumerate(zip(line, widths))).rstrip())
+    lines.append("(" + "; ".join(f"{column}: {words}" for column, words in DOWN_COLUMNS.items()) + ")")
+    return "\n".join(lines)
+
+
+def _face_up_lines(face_up: FaceUp) -> str:
+    header = ("", "goes out", "cards kept", "unseen outs", "points kept")
+    cells = [(option.choice.value, f"{option.goes_out:.0%}", f"{option.cards_kept:.1f}", f"{option.unseen_outs:.1f}",
+              f"{option.points_kept:.1f}") for option in face_up.options]
+    widths = [max(len(text) for text in column) for column in zip(header, *cells)]
+    verdict = "TAKE it" if face_up.take else "DRAW from the stock"
+    return "\n".join([f"Take the face-up {face_up.card.face}? {verdict}.",
+                      *("  " + "  ".join(f"{text:<{w}}" if i == 0 else f"{text:>{w}}"
+                                         for i, (text, w) in enumerate(zip(line, widths)))
+                        for line in (header, *cells)),
+                      ("  (the turn's best play after each; drawing: the mean over the unseen cards; "
+                       "fewer cards kept wins, then more unseen outs, then fewer points)")])
 
 
 def _meld_lines(melds: Sequence[PlacedMeld]) -> list[str]:
