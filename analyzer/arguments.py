@@ -30,10 +30,12 @@ FIELDS: dict[str, Kind] = {
     "hand": Kind.TEXT, "rules": Kind.TEXT, "round": Kind.WHOLE, "players": Kind.WHOLE, "moment": Kind.TEXT,
     "time_limit": Kind.SECONDS, "seen": Kind.TEXT, "outs": Kind.FLAG, "discards": Kind.FLAG, "buy": Kind.TEXT,
     "turn": Kind.WHOLE, "horizon": Kind.WHOLE, "rollouts": Kind.WHOLE, "seed": Kind.WHOLE, "buys_used": Kind.WHOLE,
-    "bought_last": Kind.FLAG,
+    "bought_last": Kind.FLAG, "down": Kind.TEXT, "table": Kind.TEXT, "face_up": Kind.TEXT,
 }
 ARGUMENT_NAMES = {"round": "round_number"}  # a field's name as a Python argument, where it differs
 BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")  # the buy verdict's options
+DOWN_ONLY = ("table", "face_up")  # the options of the advice once the contract is down ("down": your melds)
+NOT_DOWN = ("moment", "outs", "discards", "buy", *BUY_ONLY)  # the fields a question once down has no use for
 
 
 class OptionError(ValueError):

@@ -35,7 +35,7 @@ from analyzer import (
     load_rules,
 )
 from analyzer.advice import Advice
-from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT
+from analyzer.arguments import BUY_ONLY, DOWN_ONLY, FIELDS, MAX_TIME_LIMIT
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN
 from analyzer.files import open_regular_file
 from analyzer.question import DEFAULT_RULES, MAX_DIGITS, SAMPLE, ask
@@ -47,7 +47,6 @@ MAX_FILE_BYTES = 64 * 1024  # a hand is a few dozen bytes: refuse anything large
 MAX_LINE_BYTES = 64 * 1024  # per batch line; the batch file itself may be as long as it likes
 MAX_SKIPPED_BYTES = 16 * 1024 * 1024  # a "line" longer than this is no batch (``--batch - < /dev/zero``)
 EXAMPLE_FILE, EXAMPLE_ROUND = "round3.txt", 3  # the bundled hand is for progressive round 3
-DOWN_ONLY = ("down", "table", "face_up")  # the options of the advice once the contract is down
 SUIT_LETTERS = str.maketrans({"♣": "C", "♦": "D", "♥": "H", "♠": "S", "×": "x", "—": "-", "←": "<-"})
 
 
@@ -185,15 +184,10 @@ def run(argv: Sequence[str] | None = None) -> int:
             raise OutputError("standard output is closed: there is nowhere to write the answer")
         if args.list_rules:
             return list_rules(args)
-        down_only = [name for name in DOWN_ONLY if getattr(args, name) is not None]
-        if down_only and (args.batch is not None or args.list_rules):
-            raise UsageError(f"--{down_only[0].replace('_', '-')} goes with one hand (a hand file or --example)")
         if args.batch is not None:
             return run_batch(args)
         if args.down is not None:
             return run_down(args)
-        if down_only:
-            raise UsageError(f"--{down_only[0].replace('_', '-')} goes with --down MELDS (your melds on the table)")
         return run_one(args)
     except (UsageError, *USER_ERRORS) as error:
         _say(_one_line(str(error)))
@@ -293,6 +287,9 @@ def run_one(args: argparse.Namespace) -> int:
         round_number = EXAMPLE_ROUND
     if round_number is None:
         raise UsageError("missing --round: say which round the hand is for, e.g. --round 6")
+    down_only = [name for name in DOWN_ONLY if getattr(args, name) is not None]
+    if down_only:
+        raise UsageError(f"--{down_only[0].replace('_', '-')} goes with --down MELDS (your melds on the table)")
     stray = [name for name in BUY_ONLY if getattr(args, name) not in (None, False)]
     if args.buy is None and stray:
         raise UsageError(f"{'--' + stray[0].replace('_', '-')} goes with --buy CARD")
@@ -312,7 +309,7 @@ def run_one(args: argparse.Namespace) -> int:
 
 def run_down(args: argparse.Namespace) -> int:
     """``--down``: the advice once the contract is down (``analyzer.advise_down``)."""
-    from analyzer.down import advise_down
+    from analyzer.down import DownAdvice
     from analyzer.render import render_down
 
     stray = [option for option, given in (("--buy", args.buy), ("--discards", args.discards), ("--outs", args.outs),
@@ -329,8 +326,8 @@ def run_down(args: argparse.Namespace) -> int:
         text = resources.files("analyzer").joinpath("examples", EXAMPLE_FILE).read_text(encoding="utf-8")
     else:
         text = read_hand_file(args.hand_file)
-    advice = advise_down(text, load_rules(args.rules or DEFAULT_RULES), number, args.down, args.table or "",
-                         players=args.players, seen=args.seen or "", face_up=args.face_up)
+    advice = ask(Question.from_json({**_options(args), "hand": text, "round": number}))
+    assert isinstance(advice, DownAdvice)
     _write(json.dumps(advice.to_dict()) if args.json else render_down(advice, args.players))
     return 0
 

@@ -286,30 +286,13 @@ def advise_down(
     rule_set = rules_in_use(rules)
     round_number = whole_number(round_number, "round_number")
     players = optional_whole_number(players, "players")
-    round_rule = rule_set.round(round_number)
-    deck = rule_set.deck_for(players)
+    rule_set.round(round_number)
     cards = read_hand(hand, rule_set, players)
     own = read_melds(melds, rule_set)
     others = read_table(table, rule_set)
     seen_cards = _cards(seen, "the seen cards")
     offered = None if face_up is None else _one_card(face_up)
-    if round_rule.go_out:
-        raise AdviceError(f"round {round_number} of {rule_set.name} is a go-out round: laying down melds every "
-                          f"card, so there is no turn once the contract is down")
-    if not own:
-        raise AdviceError("your contract is not down (no melds of yours given): ask the advice before laying down")
-    wanted = Counter(spec.kind for spec in round_rule.contract)
-    if Counter(meld.kind for meld in own) != wanted:
-        raise AdviceError(f"your melds ({' | '.join(meld.describe() for meld in own)}) are not the contract of round "
-                          f"{round_number} ({round_rule.describe_contract()})")
-    if players is not None and len(others) > players - 1:
-        raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
-    on_table = tuple(card for seat in (own, *others) for meld in seat for card in meld.cards)
-    check_deck(cards + on_table + seen_cards + ((offered,) if offered else ()), rule_set, deck,
-               "the hand, the melds on the table" + (", the seen cards and the face-up card" if offered else
-                                                          " and the seen cards"))
-    gone = Counter(cards) + Counter(on_table) + Counter(seen_cards) + Counter([offered] if offered else [])
-    unseen = {card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS}
+    unseen = check_down(cards, rule_set, round_number, own, others, players, seen_cards, offered)
     search = _Search(rule_set, round_number, (own, *others), unseen)
     choice = None
     if offered is None:
@@ -319,6 +302,38 @@ def advise_down(
         choice = FaceUp(offered, search.face_up(cards, offered, rows[0]))
     return DownAdvice(rule_set.name, round_number, cards, own, others, sorted_cards(seen_cards), rows, choice,
                       not search.truncated)
+
+
+def check_down(cards: tuple[Card, ...], rules: Rules, round_number: int, own: tuple[PlacedMeld, ...],
+               others: tuple[tuple[PlacedMeld, ...], ...], players: int | None, seen: tuple[Card, ...],
+               offered: Card | None) -> dict[Card, int]:
+    """Whether the position can be advised once down (``AdviceError``, ``HandError`` if not):
+    not a go-out round, the player's melds the round's contract, no more other players than the
+    table seats, no more copies than the deck. The unseen copies of each card kind."""
+    round_rule = rules.round(round_number)
+    if round_rule.go_out:
+        raise AdviceError(f"round {round_number} of {rules.name} is a go-out round: laying down melds every "
+                          f"card, so there is no turn once the contract is down")
+    if not own:
+        raise AdviceError("your contract is not down (no melds of yours given): ask the advice before laying down")
+    if Counter(meld.kind for meld in own) != Counter(spec.kind for spec in round_rule.contract):
+        raise AdviceError(f"your melds ({' | '.join(meld.describe() for meld in own)}) are not the contract of round "
+                          f"{round_number} ({round_rule.describe_contract()})")
+    if players is not None and len(others) > players - 1:
+        raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
+    deck = rules.deck_for(players)
+    on_table = tuple(card for seat in (own, *others) for meld in seat for card in meld.cards)
+    check_deck(cards + on_table + seen + ((offered,) if offered else ()), rules, deck,
+               "the hand, the melds on the table" + (", the seen cards and the face-up card" if offered else
+                                                      " and the seen cards"))
+    gone = Counter(cards) + Counter(on_table) + Counter(seen) + Counter([offered] if offered else [])
+    return {card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS}
+
+
+def melds_text(melds: Sequence[PlacedMeld]) -> str:
+    """Melds as ``read_melds`` reads them back: every wild card with what it stands for."""
+    return " | ".join(" ".join(card.token if card == meaning else f"{card.token}={meaning.token}"
+                               for card, meaning in zip(meld.cards, meld.stands_for)) for meld in melds)
 
 
 def _cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
@@ -364,6 +379,7 @@ class _Search:
         self.unseen = unseen
         self.truncated = False
         self._left: dict[Key, int] = {}
+        self._outs: dict[tuple[tuple[Card, ...], tuple[tuple[PlacedMeld, ...], ...]], tuple[Out, ...]] = {}
         self._tried: dict[PlacedMeld, tuple[dict[Card, tuple[End | None, ...]], frozenset[Card]]] = {}
 
     def turn(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]] | None = None) -> Turn:
@@ -453,9 +469,17 @@ class _Search:
 
     def outs(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
         """The unseen cards that, drawn next turn, would let one more kept card be laid off on
-        ``melds`` (the table as this turn leaves it)."""
+        ``melds`` (the table as this turn leaves it), asked on the melds that matter to them
+        (``_within_reach``) and remembered by those."""
         if not kept:
             return ()
+        near = self._within_reach(kept, melds)
+        key = (tuple(sorted(kept, key=Card.sort_key)), near)
+        if key not in self._outs:
+            self._outs[key] = self._outs_on(kept, near)
+        return self._outs[key]
+
+    def _outs_on(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
         now = self.left(kept, melds)
         found = []
         probe = self.turn((), melds)
@@ -465,6 +489,28 @@ class _Search:
             if self.left((*kept, card), melds) < now:
                 found.append(Out(card, self.unseen[card]))
         return tuple(found)
+
+    def _within_reach(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]
+                      ) -> tuple[tuple[PlacedMeld, ...], ...]:
+        """The melds, seat by seat, that a card drawn could change to let a kept card go: the
+        sets of a kept natural card's rank, the runs of its suit, and every meld holding a joker
+        (a joker taken back may go anywhere), and the player's own; all of them when a wild card
+        is kept. A drawn card
+        laid off elsewhere frees no kept card, so the outs on these melds are the outs on all."""
+        if any(self.rules.is_wild(card) for card in kept):
+            return tuple(tuple(seat) for seat in melds)
+        ranks = {card.rank for card in kept}
+        suits = {card.suit for card in kept}
+
+        def matters(meld: PlacedMeld) -> bool:
+            if any(held.is_joker for held in meld.cards):
+                return True
+            if meld.kind is MeldKind.RUN:
+                return meld.stands_for[0].suit in suits
+            return meld.stands_for[0].rank in ranks
+
+        # The player's own melds all stay: a Turn knows its player is down by them.
+        return tuple(tuple(meld for meld in seat if at == YOU or matters(meld)) for at, seat in enumerate(melds))
 
     def _fits(self, probe: Turn, card: Card) -> bool:
         """Whether ``card`` has a legal first move on the table of ``probe``."""

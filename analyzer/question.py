@@ -28,11 +28,12 @@ from typing import Any
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer.advice import Advice
 from analyzer.api import advise, analyze
-from analyzer.arguments import BUY_ONLY, FIELDS, MAX_TIME_LIMIT, Kind, cards_argument
+from analyzer.arguments import BUY_ONLY, DOWN_ONLY, FIELDS, MAX_TIME_LIMIT, NOT_DOWN, Kind, cards_argument
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_simulation
 from analyzer.cards import Card, sorted_cards
+from analyzer.down import DownAdvice, advise_down, check_down, melds_text, read_melds, read_table
 from analyzer.hand import HandError, check_deck, read_hand
-from analyzer.result import LayDown
+from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import Rules, RulesError, load_rules, preset
 from analyzer.turn import Moment, place_in_turn
 
@@ -86,6 +87,9 @@ class Question:
     seed: int | None = None
     buys_used: int | None = None
     bought_last: bool = False
+    down: tuple[PlacedMeld, ...] | None = None  # the player's melds: the contract is down (``advise_down``)
+    table: tuple[tuple[PlacedMeld, ...], ...] = ()  # with ``down``: the other players' melds
+    face_up: Card | None = None  # with ``down``: the face-up discard, the hand before the draw
 
     @property
     def asks_advice(self) -> bool:
@@ -114,7 +118,11 @@ class Question:
             if name in fields or value is None or value is False or value == () \
                     or (name == "time_limit" and value == DEFAULT_TIME_LIMIT):
                 continue
-            if isinstance(value, Moment):
+            if name == "down":
+                value = melds_text(value)
+            elif name == "table":
+                value = " ; ".join(melds_text(melds) for melds in value)
+            elif isinstance(value, Moment):
                 value = value.value
             elif isinstance(value, Card):
                 value = value.token
@@ -124,9 +132,12 @@ class Question:
         return fields
 
 
-def ask(question: Question) -> LayDown | Advice:
-    """The analyser's result for ``question``: ``advise``'s when it asks for advice, else
-    ``analyze``'s."""
+def ask(question: Question) -> LayDown | Advice | DownAdvice:
+    """The analyser's result for ``question``: ``advise_down``'s when the contract is down,
+    ``advise``'s when it asks for advice, else ``analyze``'s."""
+    if question.down is not None:
+        return advise_down(question.hand, question.rules, question.round, question.down, question.table,
+                           question.players, question.seen, question.face_up)
     if not question.asks_advice:
         return analyze(question.hand, question.rules, question.round, question.players, question.time_limit,
                        question.moment)
@@ -164,14 +175,41 @@ class _Reading:
         seen = self.check("seen", lambda: sorted_cards(cards_argument(values["seen"] or "", "the seen cards")))
         offered = self.check("buy", lambda: self.offered(values["buy"])) if values["buy"] is not None else None
         self.buy_options(values, rules, number)
-        hand = self.hand_checked(values, rules, moment, seen, offered)
+        down, table, face_up = self.down_position(values, rules)
+        hand = self.hand_checked(values, rules, moment, seen, offered, down is not None)
+        if down is not None and hand is not None and not self.errors:
+            assert rules is not None and number is not None
+            self.check("down", lambda: check_down(hand, rules, number, down, table, values["players"], seen or (),
+                                                  face_up))
         if self.errors:
             raise QuestionError(dict(sorted(self.errors.items(), key=lambda item: list(FIELDS).index(item[0]))))
         assert hand is not None and rules is not None and number is not None and time_limit is not None
         return Question(hand=hand, rules=rules, round=number, players=players, moment=moment, time_limit=time_limit,
                         seen=seen or (), outs=bool(values["outs"]), discards=bool(values["discards"]), buy=offered,
                         turn=values["turn"], horizon=values["horizon"], rollouts=values["rollouts"],
-                        seed=values["seed"], buys_used=values["buys_used"], bought_last=bool(values["bought_last"]))
+                        seed=values["seed"], buys_used=values["buys_used"], bought_last=bool(values["bought_last"]),
+                        down=down, table=table, face_up=face_up)
+
+    def down_position(self, values: dict[str, Any], rules: Rules | None
+                      ) -> tuple[tuple[PlacedMeld, ...] | None, tuple[tuple[PlacedMeld, ...], ...], Card | None]:
+        """Once the contract is down: the player's melds, the other players' and the face-up
+        card; the fields that go only with ``down``, or never with it, refused."""
+        if values["down"] is None:
+            for name in DOWN_ONLY:
+                if values[name] is not None and name not in self.errors:
+                    self.errors[name] = f'"{name}" goes with "down" (your melds on the table, e.g. "5S 6S 7S 8S | QH QD QC")'
+            return None, (), None
+        for name in NOT_DOWN:
+            if values[name] not in (None, False) and name not in self.errors:
+                self.errors[name] = (f'"{name}" does not go with "down" (the hand is after your draw, or before it '
+                                     'with "face_up"; the discard table is always given)')
+        if rules is None:
+            return None, (), None
+        down = self.check("down", lambda: read_melds(values["down"], rules))
+        table = self.check("table", lambda: read_table(values["table"] or "", rules)) or ()
+        face_up = self.check("face_up", lambda: self.offered(values["face_up"], "the face-up card")) \
+            if values["face_up"] is not None else None
+        return down, table, face_up
 
     def required_and_paired(self, values: dict[str, Any]) -> None:
         """The hand and the round are required; the buy verdict's options go with ``buy``."""
@@ -194,10 +232,11 @@ class _Reading:
         return rules
 
     def hand_checked(self, values: dict[str, Any], rules: Rules | None, moment: Moment | None,
-                     seen: tuple[Card, ...] | None, offered: Card | None) -> tuple[Card, ...] | None:
+                     seen: tuple[Card, ...] | None, offered: Card | None, down: bool = False) -> tuple[Card, ...] | None:
         """The hand read against the rule set and its deck, where it stands in the turn, and the
         seen and offered cards checked with it. Without a rule set, its cards at least (the deck
-        is not known)."""
+        is not known). Once the contract is down a hand may be of any size (``check_down``
+        counts it with the table)."""
         text, number = values["hand"], values["round"]
         if text is None:
             return None
@@ -207,7 +246,7 @@ class _Reading:
         players = None if "players" in self.errors else values["players"]  # counted in the largest deck
         deck = rules.deck_for(players)
         hand: tuple[Card, ...] | None = self.check("hand", lambda: read_hand(text, rules, players))
-        if hand is None or number is None or "round" in self.errors:
+        if hand is None or number is None or "round" in self.errors or down:
             return hand
         held = hand
         bought = values["buys_used"] if isinstance(values.get("buys_used"), int) else 0
@@ -279,8 +318,8 @@ class _Reading:
         return float(value)
 
     @staticmethod
-    def offered(text: str) -> Card:
-        cards = cards_argument(text, "the offered card")
+    def offered(text: str, what: str = "the offered card") -> Card:
+        cards = cards_argument(text, what)
         if len(cards) != 1:
             raise AdviceError(f"one card, the discard you are offered, not {len(cards)}")
         return cards[0]

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzer import AdviceError, HandError, advise_down, read_melds, read_table
+from analyzer import AdviceError, HandError, Question, QuestionError, advise_down, answer, read_melds, read_table
 from analyzer.cards import ALL_CARD_KINDS, Card, parse_cards
 from analyzer.down import DownAdvice, DownRow, FaceUpChoice, move_text
 from analyzer.hand import check_deck, deck_copies
@@ -305,3 +305,29 @@ def test_bad_input_is_a_clear_error(kwargs: dict[str, object], message: str) -> 
     with pytest.raises(ValueError, match=message) as raised:
         advise_down(**arguments)
     assert isinstance(raised.value, (AdviceError, HandError))
+
+
+# ---- the Question API --------------------------------------------------------------------------
+
+
+def test_a_question_once_down_is_answered_by_advise_down() -> None:
+    fields = {"hand": "10S 4D 2H 9C", "round": 2, "players": 4, "down": "5S JK 7S 8S | QH QD QC",
+              "table": "KH KD KS ; 7D 8D JK=9D 10D", "face_up": "9S", "rules": "pagat"}
+    question = Question.from_json(fields)
+    assert Question.from_json(question.to_json()) == question
+    assert answer(question) == advise_down("10S 4D 2H 9C", "pagat", 2, "5S JK 7S 8S | QH QD QC",
+                                           "KH KD KS ; 7D 8D JK 10D", players=4, face_up="9S").to_dict()
+
+
+@pytest.mark.parametrize(("fields", "words"), [
+    ({"down": "5S 6S 7S 8S | QH QD QC", "discards": True}, 'discards: "discards" does not go with "down"'),
+    ({"down": "5S 6S 7S 8S | QH QD QC", "buy": "9H"}, 'buy: "buy" does not go with "down"'),
+    ({"table": "KH KD KS"}, 'table: "table" goes with "down"'),
+    ({"face_up": "KH"}, 'face_up: "face_up" goes with "down"'),
+    ({"down": "5S 6S 7S 8S | QH QD QX"}, "down: the meld 'QH QD QX': unknown card 'QX'"),
+    ({"down": "5S 6S 7S 8S | QH QD QC", "table": "QH QD QS", "hand": "QH 4D", "players": 4}, "down: "),
+    ({"down": ""}, "down: your contract is not down"),
+])
+def test_a_bad_question_once_down_names_its_field(fields: dict[str, object], words: str) -> None:
+    with pytest.raises(QuestionError, match=words):
+        Question.from_json({"hand": "9S 4D", "round": 2, **fields})

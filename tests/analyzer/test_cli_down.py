@@ -50,5 +50,7 @@ def test_mistakes_are_one_line(args: tuple[str, ...], words: tuple[str, ...]) ->
     assert_refused(run("-", "-r", "2", *args, stdin="9S QH"), *words)
 
 
-def test_not_with_a_batch() -> None:
-    assert_refused(run("--batch", "-", "--down", OWN, stdin="{}"), "--down goes with one hand")
+def test_a_batch_line_may_be_down() -> None:
+    line = {"hand": "9S 10S 4D KC", "round": 2, "down": OWN, "table": "KH KD KS"}
+    out = succeeded(run("--batch", "-", stdin=json.dumps(line) + "\n"))
+    assert json.loads(out) == advise_down("9S 10S 4D KC", "progressive", 2, OWN, "KH KD KS").to_dict()
