@@ -512,6 +512,15 @@ class _Search:
         # The player's own melds all stay: a Turn knows its player is down by them.
         return tuple(tuple(meld for meld in seat if at == YOU or matters(meld)) for at, seat in enumerate(melds))
 
+    def _inert(self, card: Card) -> bool:
+        """Whether ``card`` can never move on this table: a natural card with no run of its suit
+        and no set of its rank anywhere. Drawing one inert card or another of the same points
+        gives the same figures (it is never laid off, never an out, never frees a kept card)."""
+        if self.rules.is_wild(card):
+            return False
+        return not any(meld.stands_for[0].suit == card.suit if meld.kind is MeldKind.RUN
+                       else meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat)
+
     def _fits(self, probe: Turn, card: Card) -> bool:
         """Whether ``card`` has a legal first move on the table of ``probe``."""
         probe.hand = Counter([card])
@@ -582,11 +591,18 @@ class _Search:
         weights = {drawn: count for drawn, count in self.unseen.items() if count > 0}
         total = sum(weights.values())
         sums = [0.0, 0.0, 0.0, 0.0]
+        inert: dict[int, tuple[int, ...]] = {}  # the figures after drawing an inert card, by its points
         for drawn, count in weights.items():
-            self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
-            row = self.rows((*hand, drawn), best_only=True)[0]
-            self.unseen[drawn] += 1
-            for index, value in enumerate((row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)):
+            points = self.rules.points_of(drawn)
+            figures = inert.get(points) if self._inert(drawn) else None
+            if figures is None:
+                self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
+                row = self.rows((*hand, drawn), best_only=True)[0]
+                self.unseen[drawn] += 1
+                figures = (row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)
+                if self._inert(drawn):
+                    inert[points] = figures
+            for index, value in enumerate(figures):
                 sums[index] += count * value
         if not total:  # no card left unseen: the stock holds only what the player has seen
             return (take,)

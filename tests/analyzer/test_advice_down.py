@@ -14,7 +14,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from analyzer import AdviceError, HandError, Question, QuestionError, advise_down, answer, read_melds, read_table
+from analyzer import (
+    AdviceError,
+    HandError,
+    Question,
+    QuestionError,
+    advise_down,
+    answer,
+    read_melds,
+    read_table,
+)
 from analyzer.cards import ALL_CARD_KINDS, Card, parse_cards
 from analyzer.down import DownAdvice, DownRow, FaceUpChoice, move_text
 from analyzer.hand import check_deck, deck_copies
@@ -201,6 +210,8 @@ def test_every_row_is_the_best_play_with_its_discard(position: tuple[str, int, s
 
 # ---- one case per rule -------------------------------------------------------------------------
 
+OWN = "5S 6S 7S 8S | QH QD QC"
+
 
 def _moves(row: DownRow) -> list[str]:
     return [move_text(move, made) for move, made in zip(row.moves, row.made)]
@@ -268,6 +279,36 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     dead = advise_down("10S 4D 2H 9C", "progressive", 2, "5S 6S 7S 8S | QH QD QC", players=4, face_up="KD")
     assert dead.face_up is not None and not dead.face_up.take
     assert dead.face_up.options[0].choice is FaceUpChoice.DRAW
+
+
+@pytest.mark.parametrize(("hand", "face_up"), [("10S 4D 2H", "KD"), ("10S 4D", "9S"), ("JK 3C", "QS")])
+def test_drawing_is_the_mean_over_every_unseen_card(hand: str, face_up: str) -> None:
+    """The stock's figures are the mean of the best rows of the hand with each unseen card, each
+    copy once, as ``advise_down`` answers each of those hands on its own."""
+    rules = preset("progressive")
+    advice = advise_down(hand, rules, 2, OWN, table="KH KD KS", players=4, face_up=face_up)
+    assert advice.face_up is not None
+    draw = next(option for option in advice.face_up.options if option.choice is FaceUpChoice.DRAW)
+    cards = parse_cards(hand)
+    table = _table(rules, OWN, "KH KD KS")
+    unseen = unseen_of_deck(rules, 4, cards + parse_cards(face_up), table)
+    sums = [0.0, 0.0, 0.0, 0.0]
+    for card, count in unseen.items():
+        if count <= 0:
+            continue
+        best = advise_down(cards + (card,), rules, 2, OWN, table="KH KD KS", players=4, seen=face_up).best
+        for index, value in enumerate((best.goes_out, len(best.kept), best.unseen_outs, best.points_kept)):
+            sums[index] += count * value
+    total = sum(count for count in unseen.values() if count > 0)
+    assert (draw.goes_out, draw.cards_kept, draw.unseen_outs, draw.points_kept) == pytest.approx(
+        [value / total for value in sums])
+
+
+def unseen_of_deck(rules: Rules, players: int, cards: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]
+                   ) -> Counter[Card]:
+    deck = rules.deck_for(players)
+    gone = Counter(cards) + Counter(card for melds in table for meld in melds for card in meld.cards)
+    return Counter({card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS})
 
 
 def test_to_dict_names_every_figure() -> None:
