@@ -328,7 +328,7 @@ def run_down(args: argparse.Namespace) -> int:
         text = read_hand_file(args.hand_file)
     advice = ask(Question.from_json({**_options(args), "hand": text, "round": number}))
     assert isinstance(advice, DownAdvice)
-    _write(json.dumps(advice.to_dict()) if args.json else render_down(advice, args.players))
+    _write(json.dumps(advice.to_dict()) if args.json else render_down(advice))
     return 0
 
 

@@ -159,11 +159,6 @@ class DownAdvice:
         }
 
 
-def whose(seat: int) -> str:
-    """A seat of the searched turn in words: yours, or an opponent's by its place in ``table``."""
-    return "your" if seat == YOU else f"opponent {seat}'s"
-
-
 def move_text(move: Move, made: PlacedMeld) -> str:
     """One move for people, with the meld it made: ``9♠ on your 5♠ 6♠ 7♠ 8♠``."""
     before = made.describe() if isinstance(move, Substitution) else _before(move, made).describe()
@@ -548,10 +543,10 @@ class _Search:
         by_discard: dict[Card | None, list[_End]] = {}
         for end in ends:
             by_discard.setdefault(end.discard, []).append(end)
-        unranked = []
-        for discard, ends in by_discard.items():
-            fewest = min(len(end.kept) for end in ends)
-            tied = [end for end in ends if len(end.kept) == fewest]
+        chosen = []
+        for discard, its_ends in by_discard.items():
+            fewest = min(len(end.kept) for end in its_ends)
+            tied = [end for end in its_ends if len(end.kept) == fewest]
             best: tuple[Any, ...] | None = None
             for end in _distinct(tied):
                 outs = self.outs(end.kept, end.turn.melds)
@@ -561,7 +556,7 @@ class _Search:
                     best = (figures, end, outs, unseen_outs)
             assert best is not None
             _, end, outs, unseen_outs = best
-            unranked.append((discard, end, outs, unseen_outs))
+            chosen.append((discard, end, outs, unseen_outs))
 
         def merit(row: tuple[Card | None, _End, tuple[Out, ...], int]) -> tuple[Any, ...]:
             """Going out first; then fewer cards kept, more unseen outs, fewer points kept; then a
@@ -570,11 +565,11 @@ class _Search:
             return (bool(end.kept), len(end.kept), -unseen_outs, end.points,
                     discard is not None and self.rules.is_wild(discard))
 
-        unranked.sort(key=lambda row: (merit(row), (-1, -1) if row[0] is None else row[0].sort_key()))
+        chosen.sort(key=lambda row: (merit(row), (-1, -1) if row[0] is None else row[0].sort_key()))
         table: list[DownRow] = []
-        for place, row in enumerate(unranked, start=1):
+        for place, row in enumerate(chosen, start=1):
             discard, end, outs, unseen_outs = row
-            equal = bool(table) and merit(row) == merit(unranked[place - 2])
+            equal = bool(table) and merit(row) == merit(chosen[place - 2])
             table.append(DownRow(discard, end.moves, tuple(end.turn.made), end.kept, not end.kept, outs, unseen_outs,
                                  end.points, table[-1].rank if equal else place, equal))
         if not table:  # pragma: no cover - a turn can always end with some discard or none

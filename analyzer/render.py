@@ -254,7 +254,7 @@ def _buy_lines(buy: BuyAdvice) -> str:
     ])
 
 
-def render_down(advice: DownAdvice, players: int | None = None) -> str:
+def render_down(advice: DownAdvice) -> str:
     """The advice once the contract is down: the best play, the discard table, and with a
     face-up card whether to take it."""
     when = "before your draw" if advice.face_up else "after your draw"
