@@ -36,16 +36,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzer.advice import Out
-from analyzer.arguments import optional_whole_number, rules_in_use, whole_number
+from analyzer.arguments import optional_whole_number, rules_in_use, time_limit_in_seconds, whole_number
 from analyzer.buy import AdviceError
 from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_cards, tokens
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.melds import card_at, card_places, meld_problems
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
 from analyzer.result import PlacedMeld
+from analyzer.round_solver import Deadline
 from analyzer.rules import MeldKind, Rules
 
 MAX_STATES = 50_000  # table positions one search may reach; far above a real hand's (a few hundred)
+DEADLINE_EVERY = 256  # positions between two looks at the clock
 YOU = 0  # the player's seat in the searched turn; the other players follow in the order given
 
 MeldsText = str | Sequence[PlacedMeld | str]
@@ -138,7 +140,7 @@ class DownAdvice:
     seen: tuple[Card, ...]
     rows: tuple[DownRow, ...]
     face_up: FaceUp | None
-    complete: bool = True  # False: a search reached MAX_STATES positions and stopped there
+    complete: bool = True  # False: a search stopped at MAX_STATES positions or the time limit
 
     @property
     def best(self) -> DownRow:
@@ -268,16 +270,22 @@ def advise_down(
     players: int | None = None,
     seen: str | Iterable[Card] = (),
     face_up: str | Card | None = None,
+    time_limit: float | None = None,
 ) -> DownAdvice:
     """The ranked advice for a player whose contract is down: ``hand`` after the draw (with
     ``face_up``, before it), ``melds`` the player's own melds on the table, ``table`` the other
     players'. ``seen``: other cards the player has seen (the discard pile); the melds on the table
     are seen already. Unseen copies are counted in the deck for ``players`` (None: the largest).
+    ``time_limit`` bounds the whole answer (None: the analyser's default); a search cut short by
+    it, or by ``MAX_STATES`` positions, says so in ``complete``.
 
     Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
     can get wrong: a meld the rules do not allow, cards not in the deck or more copies than it
     holds, melds that are not the round's contract (the contract is not down), a go-out round.
     """
+    from analyzer import DEFAULT_TIME_LIMIT
+
+    deadline = Deadline(time_limit_in_seconds(DEFAULT_TIME_LIMIT if time_limit is None else time_limit))
     rule_set = rules_in_use(rules)
     round_number = whole_number(round_number, "round_number")
     players = optional_whole_number(players, "players")
@@ -288,7 +296,7 @@ def advise_down(
     seen_cards = _cards(seen, "the seen cards")
     offered = None if face_up is None else _one_card(face_up)
     unseen = check_down(cards, rule_set, round_number, own, others, players, seen_cards, offered)
-    search = _Search(rule_set, round_number, (own, *others), unseen)
+    search = _Search(rule_set, round_number, (own, *others), unseen, deadline)
     choice = None
     if offered is None:
         rows = search.rows(cards)
@@ -367,8 +375,9 @@ class _Search:
     """Every play of a turn on one table, found move by move on ``Turn`` copies."""
 
     def __init__(self, rules: Rules, round_number: int, melds: Sequence[Sequence[PlacedMeld]],
-                 unseen: dict[Card, int]) -> None:
+                 unseen: dict[Card, int], deadline: Deadline) -> None:
         self.rules = rules
+        self.deadline = deadline
         self.round_number = round_number
         self.melds = melds
         self.unseen = unseen
@@ -430,8 +439,9 @@ class _Search:
                 key = _key(after)
                 if key in found:
                     continue
-                if len(found) >= MAX_STATES:
+                if len(found) >= MAX_STATES or (len(found) % DEADLINE_EVERY == 0 and self.deadline.expired):
                     self.truncated = True
+                    queue.clear()
                     break
                 found[key] = (after, path + (move,))
                 queue.append((after, path + (move,)))
@@ -467,6 +477,9 @@ class _Search:
         ``melds`` (the table as this turn leaves it), asked on the melds that matter to them
         (``_within_reach``) and remembered by those."""
         if not kept:
+            return ()
+        if self.deadline.expired:  # no time left to count them: the answer says it is incomplete
+            self.truncated = True
             return ()
         near = self._within_reach(kept, melds)
         key = (tuple(sorted(kept, key=Card.sort_key)), near)
@@ -584,10 +597,14 @@ class _Search:
         take = DrawOption(FaceUpChoice.TAKE, float(taken.goes_out), float(len(taken.kept)), float(taken.unseen_outs),
                           float(taken.points_kept))
         weights = {drawn: count for drawn, count in self.unseen.items() if count > 0}
-        total = sum(weights.values())
         sums = [0.0, 0.0, 0.0, 0.0]
         inert: dict[int, tuple[int, ...]] = {}  # the figures after drawing an inert card, by its points
+        weighed = 0
         for drawn, count in weights.items():
+            if self.deadline.expired:  # the mean of the cards weighed so far, said incomplete
+                self.truncated = True
+                break
+            weighed += count
             points = self.rules.points_of(drawn)
             figures = inert.get(points) if self._inert(drawn) else None
             if figures is None:
@@ -599,9 +616,9 @@ class _Search:
                     inert[points] = figures
             for index, value in enumerate(figures):
                 sums[index] += count * value
-        if not total:  # no card left unseen: the stock holds only what the player has seen
+        if not weighed:  # no card left unseen (the stock holds only what the player has seen), or no time
             return (take,)
-        draw = DrawOption(FaceUpChoice.DRAW, *(value / total for value in sums))
+        draw = DrawOption(FaceUpChoice.DRAW, *(value / weighed for value in sums))
 
         def merit(option: DrawOption) -> tuple[float, ...]:
             return (option.cards_kept, -option.unseen_outs, option.points_kept, option.choice is FaceUpChoice.TAKE)

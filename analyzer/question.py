@@ -137,7 +137,7 @@ def ask(question: Question) -> LayDown | Advice | DownAdvice:
     ``advise``'s when it asks for advice, else ``analyze``'s."""
     if question.down is not None:
         return advise_down(question.hand, question.rules, question.round, question.down, question.table,
-                           question.players, question.seen, question.face_up)
+                           question.players, question.seen, question.face_up, question.time_limit)
     if not question.asks_advice:
         return analyze(question.hand, question.rules, question.round, question.players, question.time_limit,
                        question.moment)

@@ -275,7 +275,8 @@ def render_down(advice: DownAdvice) -> str:
     blocks.append("\n".join(lines))
     blocks.append(_down_lines(advice.rows))
     if not advice.complete:
-        blocks.append("(The search stopped at its bound of positions: a better play may exist.)")
+        blocks.append("(Not finished: the search stopped at its bound of positions or the time limit, "
+                      "--time-limit gives more; a better play may exist.)")
     return "\n\n".join(blocks)
 
 

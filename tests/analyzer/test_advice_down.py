@@ -372,3 +372,13 @@ def test_a_question_once_down_is_answered_by_advise_down() -> None:
 def test_a_bad_question_once_down_names_its_field(fields: dict[str, object], words: str) -> None:
     with pytest.raises(QuestionError, match=words):
         Question.from_json({"hand": "9S 4D", "round": 2, **fields})
+
+
+def test_the_time_limit_cuts_the_search_short_and_says_so() -> None:
+    hand = "9S 10S JS 4S 3S JK JK KC KD 9H 2D 5C"
+    table = "KH KD KS | 3C 4C 5C 6C ; 7D 8D 9D 10D | 2C 2D 2H ; 4D 5D 6D 7D | AH AD AC"
+    advice = advise_down(hand, "progressive", 6, "5S 6S 7S 8S | 8H 9H 10H JH | QH QD QC", table, players=5,
+                         time_limit=0.05)
+    assert not advice.complete and advice.rows  # an answer all the same, every move of it legal
+    for row in advice.rows:
+        replay(advice, preset("progressive"), row, parse_cards(hand))
