@@ -393,7 +393,8 @@ def test_a_lay_down_solved_by_keyboard_alone(page: Page, base: str) -> None:
     tab_to(page, "button.choice:not(.secondary)")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Right!")).to_be_visible()
-    assert focused(page, "el.tagName") == "H1"  # the verdict has the focus
+    # the verdict has the focus (the page's script moves it there once htmx has settled the swap)
+    page.wait_for_function("() => document.activeElement && document.activeElement.tagName === 'H1'")
     assert drawn_best_play(page) == [[card.token for card in meld.cards] for meld in puzzle.solution.melds]
 
 
