@@ -194,6 +194,21 @@ def buy_the_round_needs(puzzle: Puzzle) -> bool:
     return bought is not None and puzzle.answers == (BUY,) and bought.needs_buying
 
 
+def more_cards_more_chances(puzzle: Puzzle) -> bool:
+    """Buying is right though the card brings the hand no nearer: two or three more cards to
+    build with raise the chance of laying down by more than their points cost."""
+    bought = _bought(puzzle)
+    away, with_card = (bought.cards_away, bought.cards_away_with_card) if bought else (None, None)
+    return puzzle.answers == (BUY,) and away is not None and with_card is not None and with_card >= away
+
+
+def wait_for_a_better_card(puzzle: Puzzle) -> bool:
+    """Passing is right though the round needs a buy to lay down: a later offer is worth more
+    than this card and its penalty cards."""
+    bought = _bought(puzzle)
+    return bought is not None and puzzle.answers == (PASS,) and bought.needs_buying
+
+
 THEMES: dict[str, Predicate] = {
     "joker-placement": joker_placement,
     "same-suit-runs": same_suit_runs,
@@ -215,12 +230,15 @@ THEMES: dict[str, Predicate] = {
     "straightforward-lay-down": straightforward_lay_down,
     "last-card-rule": last_card_rule,
     "card-does-not-help": card_does_not_help,
+    "more-cards-more-chances": more_cards_more_chances,
+    "wait-for-a-better-card": wait_for_a_better_card,
 }
 
 # Themes that name a plain case (added after generator puzzles-7 so that every puzzle has one):
 # the rating does not count them (``puzzles.generate.difficulty``), so tagging the bank with them
 # moved no rating and no day of the daily calendar.
-UNRATED = frozenset({"straightforward-lay-down", "last-card-rule", "card-does-not-help"})
+UNRATED = frozenset({"straightforward-lay-down", "last-card-rule", "card-does-not-help", "more-cards-more-chances",
+                     "wait-for-a-better-card"})
 
 
 def tag(puzzle: Puzzle) -> tuple[str, ...]:

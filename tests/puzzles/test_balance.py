@@ -39,6 +39,12 @@ def test_every_shard_gets_the_figures_of_its_kind(bank: list[Puzzle]) -> None:
     assert lay_down.can_lay_down == sum(p["best_points"] is not None for p in raw["lay-down"]) > 0
 
 
+def test_every_shipped_puzzle_has_a_theme(bank: list[Puzzle]) -> None:
+    shards = bank_balance(bank)
+    assert len(shards) == 27 and all(shard.unthemed == 0 for shard in shards)
+    assert all(puzzle.themes for puzzle in bank)
+
+
 def test_the_greedy_player_solves_a_cannot_puzzle_and_not_every_lay_down(bank: list[Puzzle]) -> None:
     lay_downs = [p for p in bank if p.kind is Kind.LAY_DOWN and p.rules == "shanghai"]
     assert all(greedy_solves(p) for p in lay_downs if p.best_points is None)

@@ -134,6 +134,8 @@ CASES = {  # theme: (a puzzle it tags, a puzzle it does not)
     "straightforward-lay-down": (unseen_lay_down, readme),
     "last-card-rule": (goes_out_against_the_rule, readme),
     "card-does-not-help": (lambda: buy("pass", 2, 2), lambda: buy("pass", 2, 1)),
+    "more-cards-more-chances": (lambda: buy("buy", 2, 2), lambda: buy("buy", 2, 1)),
+    "wait-for-a-better-card": (lambda: buy("pass", 2, 2, True), lambda: buy("buy", 2, 2, True)),
 }
 
 
