@@ -167,11 +167,11 @@ def advise(
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
     place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)
-    seen_cards = _read_cards(seen, "the seen cards")
+    seen_cards = read_cards(seen, "the seen cards")
     check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
     offered = None
     if buy is not None:
-        offered = _read_offered(buy)
+        offered = read_one_card(buy, "the offered card")
         if place.moment is Moment.AFTER_DRAW:
             raise AdviceError(f"a discard is bought before your draw, and a hand of {len(cards)} cards in round "
                               f"{round_number} has drawn already; give the hand as it was before the draw "
@@ -220,19 +220,21 @@ def _unfinished(analyser: RoundSolver, outs_complete: bool, unranked: tuple[Card
     return tuple(notes)
 
 
-def _read_cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
+def read_cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
+    """Cards given as text or as ``Card``s; a bad token is a ``HandError`` naming ``what``."""
     try:
         return parse_cards(cards) if isinstance(cards, str) else tuple(cards)
     except CardError as error:
         raise HandError(f"{what}: {error}") from None
 
 
-def _read_offered(buy: str | Card) -> Card:
-    if isinstance(buy, Card):
-        return buy
-    cards = _read_cards(buy, "the offered card")
+def read_one_card(card: str | Card, what: str) -> Card:
+    """One card (the offered card, the face-up card), or an ``AdviceError`` naming ``what``."""
+    if isinstance(card, Card):
+        return card
+    cards = read_cards(card, what)
     if len(cards) != 1:
-        raise AdviceError(f"the offered card must be one card, such as 9H, not {buy!r}")
+        raise AdviceError(f"{what} must be one card, such as 9H, not {card!r}")
     return cards[0]
 
 

@@ -35,10 +35,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.advice import Out
+from analyzer.advice import Out, read_cards, read_one_card
 from analyzer.arguments import optional_whole_number, rules_in_use, time_limit_in_seconds, whole_number
 from analyzer.buy import AdviceError
-from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_cards, tokens
+from analyzer.cards import ALL_CARD_KINDS, Card, CardError, sorted_cards, tokens
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.melds import card_at, card_places, meld_problems
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
@@ -293,8 +293,8 @@ def advise_down(
     cards = read_hand(hand, rule_set, players)
     own = read_melds(melds, rule_set)
     others = read_table(table, rule_set)
-    seen_cards = _cards(seen, "the seen cards")
-    offered = None if face_up is None else _one_card(face_up)
+    seen_cards = read_cards(seen, "the seen cards")
+    offered = None if face_up is None else read_one_card(face_up, "the face-up card")
     unseen = check_down(cards, rule_set, round_number, own, others, players, seen_cards, offered)
     search = _Search(rule_set, round_number, (own, *others), unseen, deadline)
     choice = None
@@ -337,22 +337,6 @@ def melds_text(melds: Sequence[PlacedMeld]) -> str:
     """Melds as ``read_melds`` reads them back: every wild card with what it stands for."""
     return " | ".join(" ".join(card.token if card == meaning else f"{card.token}={meaning.token}"
                                for card, meaning in zip(meld.cards, meld.stands_for)) for meld in melds)
-
-
-def _cards(cards: str | Iterable[Card], what: str) -> tuple[Card, ...]:
-    try:
-        return parse_cards(cards) if isinstance(cards, str) else tuple(cards)
-    except CardError as error:
-        raise HandError(f"{what}: {error}") from None
-
-
-def _one_card(card: str | Card) -> Card:
-    if isinstance(card, Card):
-        return card
-    cards = _cards(card, "the face-up card")
-    if len(cards) != 1:
-        raise AdviceError(f"the face-up card must be one card, such as 9H, not {card!r}")
-    return cards[0]
 
 
 # ---- the search ----------------------------------------------------------------------------------
