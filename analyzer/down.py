@@ -311,8 +311,8 @@ def check_down(cards: tuple[Card, ...], rules: Rules, round_number: int, own: tu
                others: tuple[tuple[PlacedMeld, ...], ...], players: int | None, seen: tuple[Card, ...],
                offered: Card | None) -> dict[Card, int]:
     """Whether the position can be advised once down (``AdviceError``, ``HandError`` if not):
-    not a go-out round, the player's melds the round's contract, no more other players than the
-    table seats, no more copies than the deck. The unseen copies of each card kind."""
+    not a go-out round, the player's melds the round's contract and the others' of its kinds, no
+    more other players than the table seats, no more copies than the deck. The unseen copies of each card kind."""
     round_rule = rules.round(round_number)
     if round_rule.go_out:
         raise AdviceError(f"round {round_number} of {rules.name} is a go-out round: laying down melds every "
@@ -322,6 +322,12 @@ def check_down(cards: tuple[Card, ...], rules: Rules, round_number: int, own: tu
     if Counter(meld.kind for meld in own) != Counter(spec.kind for spec in round_rule.contract):
         raise AdviceError(f"your melds ({' | '.join(meld.describe() for meld in own)}) are not the contract of round "
                           f"{round_number} ({round_rule.describe_contract()})")
+    kinds = {spec.kind for spec in round_rule.contract}  # every player lays down the same contract
+    for seat, melds in enumerate(others, start=1):
+        stray = [meld for meld in melds if meld.kind not in kinds]
+        if stray:
+            raise AdviceError(f"the meld {stray[0].describe()} of opponent {seat} is no meld of the contract of "
+                              f"round {round_number} ({round_rule.describe_contract()})")
     if players is not None and len(others) > players - 1:
         raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
     deck = rules.deck_for(players)

@@ -150,7 +150,7 @@ TABLES = [
     ("progressive", 2, "5S 6S 7S 8S | QH QD QC", "KH KD JK ; 7D 8D JK 10D", "4S 9S 10S JS QS KC 9D 6D 2H AD JK"),
     ("shanghai", 2, "JC QC KC AC | 5H 5D 5S", "2D 3D 4D 5D | 9S 9H JK", "10C AC 9C 5C JK 6D AD 9D 9C 3H"),
     ("eveleigh", 2, "3H 4H 5H 6H | 8C 8D 8S", "KD KS 2C", "2H 7H 8H 9H 2S KC 8H JK 10H"),
-    ("shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H", "10H JH QH KH", "7S 9C 9H 8H AH 9H 2C JK"),
+    ("shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H", "QH QD QC", "7S 9C 9H 8H AH 9H 2C JK"),
     ("contract", 3, "3S 4S 5S 6S | 9D 10D JK QD", "", "2S 7S 8S JD KD AD 4C JK"),
 ]
 

@@ -45,6 +45,7 @@ def test_the_face_up_card_is_weighed_in_the_text() -> None:
     (("--down", ""), ("your contract is not down",)),
     (("--down", "5S 6S 7S 8S | 9D 10D JD QD"), ("not the contract of round 2",)),
     (("--down", OWN, "--table", "QH QD QS", "--players", "4"), ("3 copies of QH",)),
+    (("--down", OWN, "--table", "KH KD"), ("of opponent 1 is no meld of the contract of round 2",)),
 ])
 def test_mistakes_are_one_line(args: tuple[str, ...], words: tuple[str, ...]) -> None:
     assert_refused(run("-", "-r", "2", *args, stdin="9S QH"), *words)
