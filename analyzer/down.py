@@ -44,7 +44,7 @@ from analyzer.melds import card_at, card_places, meld_problems
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import Deadline
-from analyzer.rules import MeldKind, Rules
+from analyzer.rules import MeldKind, MeldSpec, Rules
 
 MAX_STATES = 50_000  # table positions one search may reach; far above a real hand's (a few hundred)
 DEADLINE_EVERY = 256  # positions between two looks at the clock
@@ -173,7 +173,7 @@ def move_text(move: Move, made: PlacedMeld) -> str:
 def move_dict(move: Move, made: PlacedMeld) -> dict[str, Any]:
     return {"move": "substitute" if isinstance(move, Substitution) else "lay_off", "card": move.card.token,
             "seat": move.seat, "meld": move.meld, "end": None if isinstance(move, Substitution) or move.end is None
-            else move.end.value, "made": made.to_dict()}
+            else move.end.value, "made": made.to_dict(), "text": move_text(move, made)}
 
 
 def _before(move: LayOff, made: PlacedMeld) -> PlacedMeld:
@@ -191,32 +191,41 @@ def read_meld(text: str | PlacedMeld, rules: Rules) -> PlacedMeld:
     (``analyzer.melds.meld_problems``); ``AdviceError`` names what is wrong."""
     if isinstance(text, PlacedMeld):
         return _checked(text, rules)
-    written: list[tuple[Card, Card | None]] = []
-    for token in text.split():
-        card_text, _, meaning_text = token.partition("=")
-        try:
-            card = Card.parse(card_text)
-            meaning = Card.parse(meaning_text) if meaning_text else None
-        except CardError as error:
-            raise HandError(f"the meld {text.strip()!r}: {error}") from None
-        if meaning is not None and (not rules.is_wild(card) or meaning.is_joker):
-            raise AdviceError(f"the meld {text.strip()!r}: only a wild card stands for another, and for a natural "
-                              f"card ({token!r})")
-        written.append((card, meaning))
+    written = [_written_card(token, rules, text) for token in text.split()]
     if not written:
         raise AdviceError("an empty meld: write its cards, such as 5S 6S 7S 8S")
-    known = [meaning or card for card, meaning in written if meaning is not None or not rules.is_wild(card)]
-    if not known:  # wild cards alone: a set of their rank (Eveleigh's 2s), else unknowable
-        if len({card.rank for card, _ in written}) == 1 and not written[0][0].is_joker:
-            known = [written[0][0]]
-        else:
-            raise AdviceError(f"the meld {text.strip()!r} is wild cards only: say what one stands for (JK=9H)")
+    known = _known(written, rules, text)
     cards = tuple(card for card, _ in written)
     if len({card.rank for card in known}) == 1:
         kind = MeldKind.PAIR if len(cards) == 2 else MeldKind.SET
         meanings = tuple(meaning or (card if not rules.is_wild(card) else known[0]) for card, meaning in written)
         return _checked(PlacedMeld(kind, cards, meanings), rules, text)
     return _checked(PlacedMeld(MeldKind.RUN, cards, _run_meanings(written, rules, text)), rules, text)
+
+
+def _known(written: Sequence[tuple[Card, Card | None]], rules: Rules, text: str) -> list[Card]:
+    """The cards of a written meld whose meaning is known: the naturals and the wild cards said
+    to stand for one; wild cards alone are a set of their rank (Eveleigh's 2s), else unknowable."""
+    known = [meaning or card for card, meaning in written if meaning is not None or not rules.is_wild(card)]
+    if known:
+        return known
+    if len({card.rank for card, _ in written}) == 1 and not written[0][0].is_joker:
+        return [written[0][0]]
+    raise AdviceError(f"the meld {text.strip()!r} is wild cards only: say what one stands for (JK=9H)")
+
+
+def _written_card(token: str, rules: Rules, text: str) -> tuple[Card, Card | None]:
+    """One card of a written meld and what it is said to stand for (``JK=9H``; None: not said)."""
+    card_text, _, meaning_text = token.partition("=")
+    try:
+        card = Card.parse(card_text)
+        meaning = Card.parse(meaning_text) if meaning_text else None
+    except CardError as error:
+        raise HandError(f"the meld {text.strip()!r}: {error}") from None
+    if meaning is not None and (not rules.is_wild(card) or meaning.is_joker):
+        raise AdviceError(f"the meld {text.strip()!r}: only a wild card stands for another, and for a natural "
+                          f"card ({token!r})")
+    return card, meaning
 
 
 def _run_meanings(written: Sequence[tuple[Card, Card | None]], rules: Rules, text: str) -> tuple[Card, ...]:
@@ -322,14 +331,11 @@ def check_down(cards: tuple[Card, ...], rules: Rules, round_number: int, own: tu
     if Counter(meld.kind for meld in own) != Counter(spec.kind for spec in round_rule.contract):
         raise AdviceError(f"your melds ({' | '.join(meld.describe() for meld in own)}) are not the contract of round "
                           f"{round_number} ({round_rule.describe_contract()})")
-    kinds = {spec.kind for spec in round_rule.contract}  # every player lays down the same contract
-    for seat, melds in enumerate(others, start=1):
-        stray = [meld for meld in melds if meld.kind not in kinds]
-        if stray:
-            raise AdviceError(f"the meld {stray[0].describe()} of opponent {seat} is no meld of the contract of "
-                              f"round {round_number} ({round_rule.describe_contract()})")
-    if players is not None and len(others) > players - 1:
-        raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
+    short = _short_of_contract(own, round_rule.contract)
+    if short:
+        raise AdviceError(f"your meld {short.describe()} is shorter than the contract of round {round_number} "
+                          f"asks ({round_rule.describe_contract()})")
+    check_table(others, rules, round_number, players)
     deck = rules.deck_for(players)
     on_table = tuple(card for seat in (own, *others) for meld in seat for card in meld.cards)
     check_deck(cards + on_table + seen + ((offered,) if offered else ()), rules, deck,
@@ -337,6 +343,35 @@ def check_down(cards: tuple[Card, ...], rules: Rules, round_number: int, own: tu
                                                       " and the seen cards"))
     gone = Counter(cards) + Counter(on_table) + Counter(seen) + Counter([offered] if offered else [])
     return {card: deck_copies(card, deck) - gone[card] for card in ALL_CARD_KINDS}
+
+
+def check_table(others: tuple[tuple[PlacedMeld, ...], ...], rules: Rules, round_number: int,
+                players: int | None) -> None:
+    """Whether the other players' melds can be on the table (``AdviceError`` if not): each a meld
+    of a kind of the round's contract and at least its size (every player lays down the same
+    contract), no more players than the table seats."""
+    round_rule = rules.round(round_number)
+    least = {spec.kind: min(s.size for s in round_rule.contract if s.kind == spec.kind) for spec in round_rule.contract}
+    for seat, melds in enumerate(others, start=1):
+        stray = [meld for meld in melds if meld.kind not in least or len(meld.cards) < least[meld.kind]]
+        if stray:
+            raise AdviceError(f"the meld {stray[0].describe()} of opponent {seat} is no meld of the contract of "
+                              f"round {round_number} ({round_rule.describe_contract()})")
+    if players is not None and len(others) > players - 1:
+        raise AdviceError(f"the table holds the melds of {len(others)} other players, but there are {players} players")
+
+
+def _short_of_contract(melds: Sequence[PlacedMeld], contract: Sequence[MeldSpec]) -> PlacedMeld | None:
+    """A meld of ``melds`` (one per meld of the contract, by kind) shorter than the contract's
+    meld it stands for, matched longest to longest within each kind; None when every one holds
+    at least its size (lay-offs only lengthen them)."""
+    for kind in {spec.kind for spec in contract}:
+        sizes = sorted((spec.size for spec in contract if spec.kind == kind), reverse=True)
+        mine = sorted((meld for meld in melds if meld.kind == kind), key=lambda meld: len(meld.cards), reverse=True)
+        for meld, size in zip(mine, sizes):
+            if len(meld.cards) < size:
+                return meld
+    return None
 
 
 def melds_text(melds: Sequence[PlacedMeld]) -> str:

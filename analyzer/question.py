@@ -31,7 +31,7 @@ from analyzer.api import advise, analyze
 from analyzer.arguments import BUY_ONLY, DOWN_ONLY, FIELDS, MAX_TIME_LIMIT, NOT_DOWN, Kind, cards_argument
 from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_simulation
 from analyzer.cards import Card, sorted_cards
-from analyzer.down import DownAdvice, advise_down, check_down, melds_text, read_melds, read_table
+from analyzer.down import DownAdvice, advise_down, check_down, check_table, melds_text, read_melds, read_table
 from analyzer.hand import HandError, check_deck, read_hand
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.rules import Rules, RulesError, load_rules, preset
@@ -177,6 +177,9 @@ class _Reading:
         self.buy_options(values, rules, number)
         down, table, face_up = self.down_position(values, rules)
         hand = self.hand_checked(values, rules, moment, seen, offered, down is not None)
+        if down is not None and hand is not None and not self.errors:
+            assert rules is not None and number is not None
+            self.check("table", lambda: check_table(table, rules, number, values["players"]))
         if down is not None and hand is not None and not self.errors:
             assert rules is not None and number is not None
             self.check("down", lambda: check_down(hand, rules, number, down, table, values["players"], seen or (),

@@ -316,7 +316,9 @@ def test_to_dict_names_every_figure() -> None:
     assert data["best"]["goes_out"] is True and data["best"]["discard"] == "4D"
     assert data["best"]["moves"][0] == {"move": "lay_off", "card": "9S", "seat": 0, "meld": 0, "end": "high",
                                         "made": {"kind": "run", "cards": ["5S", "6S", "7S", "8S", "9S"],
-                                                 "as": ["5S", "6S", "7S", "8S", "9S"]}}
+                                                 "as": ["5S", "6S", "7S", "8S", "9S"]},
+                                        "text": "9♠ on your 5♠ 6♠ 7♠ 8♠"}
+    assert data["best"]["moves"][2]["text"] == "K♣ on K♥ K♦ K♠ of opponent 1"
     assert [row["rank"] for row in data["discards"]] == sorted(row["rank"] for row in data["discards"])
 
 
@@ -340,6 +342,12 @@ def test_melds_read_as_written() -> None:
     ({"round_number": 8, "rules": "ill-buy-it", "melds": "5S 6S 7S 8S | QH QD QC"}, "go-out round"),
     ({"melds": "5S 6S 7S 8S | QH QD QC", "face_up": "9S 9D"}, "one card"),
     ({"melds": "5S 6S 7S 8S | QH QD QC", "table": "JK 5C JK=7C 8C"}, "neither a set nor a run"),
+    # the contract's sizes: a run of 3 is no run of 4, a pair of kings no set of 3
+    ({"melds": "5S 6S 7S | QH QD QC"}, "your meld 5♠ 6♠ 7♠ is shorter than the contract of round 2"),
+    ({"rules": "shanghai", "round_number": 3, "melds": "5S 6S 7S 8S | 9D 10D JD"},
+     "your meld 9♦ 10♦ J♦ is shorter than the contract of round 3"),
+    ({"melds": "5S 6S 7S 8S | QH QD QC", "table": "KH KD"}, "the meld K♥ K♦ of opponent 1 is no meld of the contract"),
+    ({"melds": "5S 6S 7S 8S | QH QD QC", "table": "KH KD KS ; 2C 3C 4C"}, "2♣ 3♣ 4♣ of opponent 2 is no meld"),
 ])
 def test_bad_input_is_a_clear_error(kwargs: dict[str, object], message: str) -> None:
     arguments: dict[str, object] = {"hand": "9S 4D", "rules": "progressive", "round_number": 2, **kwargs}
@@ -368,6 +376,8 @@ def test_a_question_once_down_is_answered_by_advise_down() -> None:
     ({"down": "5S 6S 7S 8S | QH QD QX"}, "down: the meld 'QH QD QX': unknown card 'QX'"),
     ({"down": "5S 6S 7S 8S | QH QD QC", "table": "QH QD QS", "hand": "QH 4D", "players": 4}, "down: "),
     ({"down": ""}, "down: your contract is not down"),
+    ({"down": "5S 6S 7S 8S | QH QD QC", "table": "KH KD"}, "table: the meld K♥ K♦ of opponent 1 is no meld"),
+    ({"down": "5S 6S 7 S | QH QD QC"}, "down: "),
 ])
 def test_a_bad_question_once_down_names_its_field(fields: dict[str, object], words: str) -> None:
     with pytest.raises(QuestionError, match=words):
