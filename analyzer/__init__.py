@@ -47,7 +47,7 @@ _HOMES = {
     "analyzer.question": ("Limits", "Question", "QuestionError", "answer"),
     "analyzer.records": ("Decision", "DecisionKind", "RecordError", "Recorder", "Replayed", "RoundReplay",
                          "card_of", "game_record", "read_record", "replay", "write_record"),
-    "analyzer.render": ("DISCARD_COLUMNS", "lay_off_notes"),
+    "analyzer.render": ("DISCARD_COLUMNS", "DOWN_COLUMNS", "lay_off_notes"),
     "analyzer.result": ("LayDown", "PlacedMeld"),
     "analyzer.review": ("Review", "Reviewed", "render_review", "review_game"),
     "analyzer.round_solver": ("RoundSolver",),
@@ -65,6 +65,7 @@ _HOME_OF = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
     "DISCARD_COLUMNS",
+    "DOWN_COLUMNS",
     "HIGH_ACE",
     "JOKER",
     "LOW_ACE",
@@ -177,6 +178,16 @@ if TYPE_CHECKING:
     from analyzer.buy import AdviceError, BuyAdvice, BuyObjective, BuyOption, Verdict, why_still
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
+    from analyzer.down import (
+        DownAdvice,
+        DownRow,
+        DrawOption,
+        FaceUp,
+        FaceUpChoice,
+        advise_down,
+        read_melds,
+        read_table,
+    )
     from analyzer.hand import HandError, read_hand
     from analyzer.melds import HIGH_ACE, LOW_ACE, card_at, card_places, run_ends, run_span, wild_cards
     from analyzer.moves import End, LayOff, Substitution, TableError, Turn
@@ -195,7 +206,7 @@ if TYPE_CHECKING:
         replay,
         write_record,
     )
-    from analyzer.render import DISCARD_COLUMNS, lay_off_notes
+    from analyzer.render import DISCARD_COLUMNS, DOWN_COLUMNS, lay_off_notes
     from analyzer.result import LayDown, PlacedMeld
     from analyzer.review import Review, Reviewed, render_review, review_game
     from analyzer.round_solver import RoundSolver

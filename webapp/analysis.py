@@ -17,11 +17,13 @@ from markupsafe import Markup, escape
 
 from analyzer import (
     DISCARD_COLUMNS,
+    DOWN_COLUMNS,
     PRESETS,
     Card,
     Question,
     QuestionError,
     Rank,
+    Rules,
     Suit,
     lay_off_notes,
     witness_turn_end,
@@ -32,7 +34,8 @@ from webapp.questions import RULE_SET_NAMES, read_query
 
 blueprint = Blueprint("analysis", __name__)
 
-FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "turn", "buys_used", "discards")
+FORM_FIELDS = ("hand", "rules", "round", "players", "moment", "seen", "buy", "turn", "buys_used", "down", "table",
+               "face_up", "discards")
 MESSAGE_FIELDS = FORM_FIELDS[:-1]  # the fields with a message beside them (a tick box cannot be wrong)
 EXAMPLE = {"hand": "7C 7D 4H 5H 6H 9S 10S JS KD joker 2C QD", "rules": "progressive", "round": "6"}
 SUIT_NAMES = {Suit.CLUBS: "clubs", Suit.DIAMONDS: "diamonds", Suit.HEARTS: "hearts", Suit.SPADES: "spades"}
@@ -75,40 +78,65 @@ def _render(values: dict[str, str], errors: dict[str, str], question: Question |
 def _view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
     """What the templates show beyond the answer's own fields: the contract in words, the cards
     kept after the discard, what "unseen" counted, the link that shares the question."""
+    if question.down is not None:
+        return _down_view(question, answered)
     rules = question.rules
-    rule = rules.round(question.round)
     kept = Counter(answered["leftover"])
     if answered.get("discard"):
         kept[answered["discard"]] -= 1
-    deck = rules.deck_for(question.players)
     discards = answered.get("discards") or []
-    witness_end = None
-    if answered["cards_away"] and answered.get("moment") == "after-draw" and not answered["go_out"]:
-        # After the draw the witness is a turn's play: its discard and what it keeps.
-        melded = [Card.parse(token) for meld in answered["with_missing"] for token in meld["cards"]]
-        discard, held = witness_turn_end(map(Card.parse, answered["hand"]), map(Card.parse, answered["missing"]),
-                                         melded, rules)
-        witness_end = {"discard": None if discard is None else discard.token, "kept": [c.token for c in held],
-                       "points": sum(map(rules.points_of, held))}
-    lay_offs = []
-    if answered["can_lay_down"] and answered.get("moment") == "after-draw" and answered.get("discard") \
-            and not answered["goes_out"]:
-        lay_offs = lay_off_notes([Card.parse(token) for token in kept.elements()],
-                                 [meld_from_dict(meld) for meld in answered["melds"]], rules)
     return {
-        "witness_end": witness_end,
-        "lay_offs": lay_offs,
+        **_context(question, answered),
+        "witness_end": _witness_end(answered, rules),
+        "lay_offs": _lay_offs(answered, kept, rules),
+        "kept": sorted(kept.elements(), key=lambda token: Card.parse(token).sort_key()),
+        "best_discards": [row["card"] for row in discards if row["rank"] == 1],
+        "tied_ranks": {row["rank"] for row in discards if row["equal_to_previous"]},
+    }
+
+
+def _down_view(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
+    """The same for the advice once the contract is down (``advise_down``'s answer)."""
+    rows = answered["discards"]
+    return {**_context(question, answered), "down": True,
+            "tied_ranks": {row["rank"] for row in rows if row["equal_to_previous"]}}
+
+
+def _context(question: Question, answered: dict[str, Any]) -> dict[str, Any]:
+    """What every answer shows: the round's contract and deal, the deck counted, the link."""
+    rules = question.rules
+    rule = rules.round(question.round)
+    deck = rules.deck_for(question.players)
+    return {
         "contract": rule.describe_contract(),
         "deal": rule.deal,
         "rounds": len(rules.rounds),
-        "kept": sorted(kept.elements(), key=lambda token: Card.parse(token).sort_key()),
         "deck": f"{deck.decks} deck{'s' * (deck.decks != 1)} + {deck.jokers} joker{'s' * (deck.jokers != 1)}",
         "for_players": question.players,
-        "best_discards": [row["card"] for row in discards if row["rank"] == 1],
-        "tied_ranks": {row["rank"] for row in discards if row["equal_to_previous"]},
         "query": {name: "on" if value is True else str(value) for name, value in question.to_json().items()
                   if name in FORM_FIELDS},
     }
+
+
+def _witness_end(answered: dict[str, Any], rules: Rules) -> dict[str, Any] | None:
+    """After the draw, a hand that cannot lay down yet: the witness's turn (the lay-down with the
+    missing cards) ends with a discard and what it keeps. None otherwise."""
+    if not (answered["cards_away"] and answered.get("moment") == "after-draw" and not answered["go_out"]):
+        return None
+    melded = [Card.parse(token) for meld in answered["with_missing"] for token in meld["cards"]]
+    discard, held = witness_turn_end(map(Card.parse, answered["hand"]), map(Card.parse, answered["missing"]),
+                                     melded, rules)
+    return {"discard": None if discard is None else discard.token, "kept": [c.token for c in held],
+            "points": sum(map(rules.points_of, held))}
+
+
+def _lay_offs(answered: dict[str, Any], kept: Counter[str], rules: Rules) -> list[str]:
+    """A lay-down this turn that keeps cards: which of them a later turn can lay off."""
+    if not (answered["can_lay_down"] and answered.get("moment") == "after-draw" and answered.get("discard")
+            and not answered["goes_out"]):
+        return []
+    return lay_off_notes([Card.parse(token) for token in kept.elements()],
+                         [meld_from_dict(meld) for meld in answered["melds"]], rules)
 
 
 # ---- drawing cards -----------------------------------------------------------------------------
@@ -162,4 +190,5 @@ def init_app(app: Flask) -> None:
     app.add_template_global(picker_rows)
     app.add_template_global(picker_html)
     app.jinja_env.globals["discard_columns"] = DISCARD_COLUMNS  # the command's words for the columns
+    app.jinja_env.globals["down_columns"] = DOWN_COLUMNS
     app.add_template_global(lambda name: len(PRESETS[name].rounds), "rounds_of")

@@ -43,7 +43,9 @@ def read_json(job: Any) -> Question:
 
 def read_query(args: Mapping[str, str]) -> Question:
     """The analysis page's fields, all text (a query string): missing ones take their defaults.
-    The page always shows the outs. ``turn`` and ``buys_used`` go with ``buy``, as in a batch line."""
+    The page always shows the outs. ``turn`` and ``buys_used`` go with ``buy``, as in a batch line.
+    Once the contract is down (``down``: your melds) the question is ``advise_down``'s, with
+    ``table`` and ``face_up``; its discard table is always given, so the tick box is not read."""
     errors: dict[str, str] = {}
     job: dict[str, Any] = {
         "hand": args.get("hand", ""),
@@ -54,6 +56,16 @@ def read_query(args: Mapping[str, str]) -> Question:
         "discards": args.get("discards", "") not in OFF,
         "outs": True,
     }
+    down = args.get("down", "").strip()
+    if down:
+        del job["discards"], job["outs"]
+        job["down"] = down
+        job["table"] = args.get("table", "").strip() or None
+        job["face_up"] = args.get("face_up", "").strip() or None
+    else:
+        for name in ("table", "face_up"):
+            if args.get(name, "").strip():
+                errors[name] = "goes with your melds on the table: say which melds are yours (the contract is down)"
     for name, required in (("round", True), ("players", False), ("turn", False), ("buys_used", False)):
         text = args.get(name, "").strip()
         if not text:
@@ -85,8 +97,9 @@ def answer(question: Question) -> dict[str, Any]:
         return found
     answered = analyzer.answer(question)
     # An answer the time limit cut short (a lay-down not proven best, outs or discards left
-    # unranked, a buy verdict stopped early) may come out better next time: it is not kept.
-    if answered["proven_optimal"] and not answered.get("unfinished"):
+    # unranked, a buy verdict stopped early, a search once down not complete) may come out
+    # better next time: it is not kept.
+    if answered.get("proven_optimal", True) and answered.get("complete", True) and not answered.get("unfinished"):
         cache.put(question, answered)
     return answered
 

@@ -29,6 +29,12 @@ def cli_json(capsys: pytest.CaptureFixture[str], tmp_path: Path, hand: str, *arg
      ["-r", "3", "--rules", "shanghai", "--players", "4", "--outs"]),
     ({"hand": "7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", "round": 6, "players": 4, "buy": "7H", "rollouts": 40,
       "seed": 3}, ["-r", "6", "--players", "4", "--buy", "7H", "--rollouts", "40", "--seed", "3"]),
+    # once the contract is down (an answer with no "proven_optimal": it was a 500 before)
+    ({"hand": "9S 10S 4D KC", "round": 2, "players": 4, "down": "5S 6S 7S 8S | QH QD QC", "table": "KH KD KS",
+      "seen": "3D"}, ["-r", "2", "--players", "4", "--down", "5S 6S 7S 8S | QH QD QC", "--table", "KH KD KS",
+                      "--seen", "3D"]),
+    ({"hand": "9S 10S 4D", "round": 2, "down": "5S 6S 7S 8S | QH QD QC", "face_up": "KC"},
+     ["-r", "2", "--down", "5S 6S 7S 8S | QH QD QC", "--face-up", "KC"]),
 ])
 def test_the_answer_is_the_bytes_of_analyze_json(capsys: pytest.CaptureFixture[str], tmp_path: Path,
                                                  job: dict[str, Any], args: list[str]) -> None:

@@ -114,7 +114,44 @@ def test_a_ready_hand_passes_a_useless_card_on_the_points_against_the_table(clie
     assert "worse off against the table" in response.text
 
 
+DOWN = "5S 6S 7S 8S | QH QD QC"  # round 2 of progressive laid down: a run of 4 and a set of 3
+
+
+def test_once_down_the_page_shows_the_best_play_on_any_meld_and_the_discard_table(client: FlaskClient) -> None:
+    response = page(client, hand="9S 10S 4D KC", round="2", players="4", down=DOWN, table="KH KD KS ; 2H 3H 4H 5H",
+                    seen="3D")
+    assert response.status_code == 200, response.text
+    text = response.text
+    assert "Your contract is down" in text and "You go out" in text
+    moves = re.findall(r"<li>([^<]+)</li>", text[text.index('class="moves"'):text.index("</ol>")])
+    assert moves == ["9♠ on your 5♠ 6♠ 7♠ 8♠", "10♠ on your 5♠ 6♠ 7♠ 8♠ 9♠", "K♣ on K♥ K♦ K♠ of opponent 1"]
+    assert 'Discard <span class="card diamonds" data-card="4D"' in text and "you go out" in text
+    table = text[text.index('<section class="discards">'):]
+    assert ">lays off<" in table and "unseen copies of the cards that would let a kept card be laid off" in table
+    assert len(re.findall(r"<tr class=", table)) == 4  # a row per distinct discard
+    assert "Opponent 2:" in text  # the other players' melds are drawn too
+
+
+def test_once_down_with_a_face_up_card_the_page_says_take_or_draw(client: FlaskClient) -> None:
+    take = page(client, hand="9S 10S 4D", round="2", down=DOWN, face_up="4S")
+    draw = page(client, hand="9S 10S 4D", round="2", down=DOWN, face_up="KC")
+    assert take.status_code == draw.status_code == 200
+    assert 'class="buy-verdict">TAKE IT<' in take.text and "if you take the" in take.text
+    assert 'class="buy-verdict">DRAW FROM THE STOCK<' in draw.text
+    link = re.search(r'class="share" href="([^"]+)"', take.text)
+    assert link and "face_up=4S" in link.group(1) and "down=" in link.group(1)
+    assert client.get(link.group(1).replace("&amp;", "&")).text.count("TAKE IT") == 1
+
+
 @pytest.mark.parametrize(("fields", "field", "words"), [
+    ({"hand": "9S 10S 4D KC", "round": "2", "down": "5S 6S 7S | QH QD QC"}, "down", "shorter than the contract"),
+    ({"hand": "9S 10S 4D KC", "round": "2", "down": "5S 6S 7S 8S"}, "down", "are not the contract of round 2"),
+    ({"hand": "9S 10S 4D KC", "round": "2", "down": "5S 6S 7H 8S | QH QD QC"}, "down", "neither a set nor a run"),
+    ({"hand": "9S 10S 4D KC", "round": "2", "down": DOWN, "table": "KH KD"}, "table", "no meld of the contract"),
+    ({"hand": "9S 10S 4D KC", "round": "2", "table": "KH KD KS"}, "table", "goes with your melds"),
+    ({"hand": "9S 10S 4D KC", "round": "2", "face_up": "KS"}, "face_up", "goes with your melds"),
+    ({"hand": "9S 10S 4D", "round": "2", "down": DOWN, "face_up": "KS KD"}, "face_up", "one card"),
+    ({"hand": "9S 10S 4D", "round": "2", "down": DOWN, "buy": "KS"}, "buy", "does not go with"),
     ({"hand": "7H 8H 9X", "round": "2"}, "hand", "unknown card &#39;9X&#39;"),
     ({"hand": "", "round": "2"}, "hand", "the hand is empty"),
     ({"hand": "JK JK JK JK", "round": "2"}, "hand", "jokers"),
@@ -183,7 +220,8 @@ def test_random_junk_in_every_field_is_never_a_500(client: FlaskClient) -> None:
     alphabet = [*"0123456789AJQKTHDSCjk*#,\n ♠♥♦♣²٣-+.eE<>\"'&%\x00", "10", "JK", "joker", "7H", "AS"]
     for _ in range(150):
         fields = {name: "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
-                  for name in ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards")
+                  for name in ("hand", "rules", "round", "players", "moment", "seen", "buy", "discards", "down",
+                               "table", "face_up")
                   if rng.random() < 0.7}
         if rng.random() < 0.5:
             fields["round"] = str(rng.randint(-2, 16))
