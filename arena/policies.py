@@ -18,13 +18,15 @@ import random
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from analyzer import (
+    AdviceError,
     BuyObjective,
     Card,
     DiscardToGoOut,
+    DownAdvice,
     MeldKind,
     Moment,
     Play,
@@ -36,6 +38,7 @@ from analyzer import (
     Table,
     Verdict,
     advise,
+    advise_down,
     analyze,
     extend_meld,
     work_limit,
@@ -286,12 +289,14 @@ class Buying(enum.Enum):
 
 
 class AdvisedPlayer:
-    """Follows the analyser's public advice at every decision before laying down: the turn's best
-    play when it can lay down (``analyze`` after the draw), else the discard table's top row
+    """Follows the analyser's public advice at every decision. Before laying down: the turn's
+    best play when it can lay down (``analyze`` after the draw), else the discard table's top row
     (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
     and buys by the buy verdict (BUY only; ``buying`` says which verdict, or that it buys its
-    outs instead). Once down the advice has nothing more to say: it plays as ``SimulatedPlayer``
-    does."""
+    outs instead). Once down: the best row of the advice once down (``advise_down``: its
+    lay-offs on any meld, jokers taken back, its discard) and its take-or-draw for the face-up
+    card; where that advice has no answer (a go-out round, melds past the contract's) and for
+    buying, it plays as ``SimulatedPlayer`` does."""
 
     def __init__(self, at: Round, after_lay_down: SimulatedPlayer, seed: str,
                  buying: Buying = Buying.VERDICT) -> None:
@@ -301,7 +306,10 @@ class AdvisedPlayer:
 
     def wants_discard(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
-            return self.after.wants_discard(sight, card)
+            down = self.down(sight, card)
+            if down is None or down.face_up is None:
+                return self.after.wants_discard(sight, card)
+            return down.face_up.take
         return card in self.outs(sight, card)
 
     def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
@@ -328,7 +336,7 @@ class AdvisedPlayer:
 
     def choose_play_after_draw(self, sight: Sight) -> Play:
         if sight.melds:
-            return self.after.choose_play_after_draw(sight)
+            return self.play_down(sight)
         at = self.at
         play = _lay_down_play(at, sight.hand)
         if play is not None:
@@ -338,6 +346,31 @@ class AdvisedPlayer:
         if not advice.discards:  # nothing ranked (never under deterministic work): the plain player's play
             return self.after.choose_play_after_draw(sight)
         return Play(discard=advice.discards[0].card)
+
+    def play_down(self, sight: Sight) -> Play:
+        """The best play of the advice once down, its moves named by the table's seats."""
+        down = self.down(sight)
+        if down is None:
+            return self.after.choose_play_after_draw(sight)
+        seats = _down_seats(sight)
+        moves = tuple(replace(move, seat=seats[move.seat]) for move in down.best.moves)
+        return Play(moves=moves, discard=down.best.discard)
+
+    def down(self, sight: Sight, face_up: Card | None = None) -> DownAdvice | None:
+        """``advise_down`` for this seat (before the draw with the face-up card ``face_up``, else
+        after it): its own melds, the other seats' melds in seat order, the discard pile seen.
+        None where it gives no advice (``AdviceError``: a go-out round, melds that are not the
+        round's contract)."""
+        at = self.at
+        pile = list(sight.discards)
+        if face_up is not None and pile and pile[-1] == face_up:
+            pile.pop()
+        others = [sight.table[seat] for seat in _down_seats(sight)[1:]]
+        try:
+            return advise_down(sight.hand, at.rules, at.number, sight.melds, others, players=at.players,
+                               seen=pile, face_up=face_up, time_limit=TIME_LIMIT)
+        except AdviceError:
+            return None
 
     def outs(self, sight: Sight, offered: Card) -> frozenset[Card]:
         """The hand's outs before its draw, the offered card not counted as seen (asked once for
@@ -379,6 +412,12 @@ class _Remembered:
 
 
 _VERDICTS = _Remembered()
+
+
+def _down_seats(sight: Sight) -> tuple[int, ...]:
+    """The table's seat of each seat of ``advise_down``'s answer: the player first, then every
+    other seat with melds on the table, in seat order (``advise_down`` leaves out the others)."""
+    return (sight.seat, *(seat for seat, melds in enumerate(sight.table) if seat != sight.seat and melds))
 
 
 def _sorted(cards: Sequence[Card]) -> tuple[Card, ...]:

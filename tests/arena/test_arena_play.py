@@ -8,7 +8,20 @@ from collections import Counter
 
 import pytest
 
-from analyzer import Card, Play, SimulatedPlayer, Table, deterministic_work, parse_cards, preset
+from analyzer import (
+    Card,
+    LayOff,
+    MeldKind,
+    PlacedMeld,
+    Play,
+    SimulatedPlayer,
+    Table,
+    Turn,
+    advise_down,
+    deterministic_work,
+    parse_cards,
+    preset,
+)
 from analyzer.stats import interval, t_quantile
 from arena.duplicate import WORK, Match, Seat, SeedResult, play_seed
 from arena.policies import AdvisedPlayer, GreedyPlayer, PolicyName, Round, Sight
@@ -146,3 +159,62 @@ def test_t_quantiles() -> None:
     with pytest.raises(ValueError):
         t_quantile(0)
     assert interval([1.0]).low is None
+
+
+def test_the_advised_player_once_down_plays_the_advice_once_down() -> None:
+    """Once down it follows ``advise_down``: its best row's moves, named by the table's seats
+    (seat 1 has no melds, so the advice's opponent 2 is seat 3), legal move by move, and its
+    take-or-draw for the face-up card."""
+    rules = preset("progressive")
+    at = Round(rules, 2, 4)
+    player = AdvisedPlayer(at, at.simulated_player(), "test")
+    mine = (PlacedMeld(MeldKind.RUN, parse_cards("5S 6S 7S 8S"), parse_cards("5S 6S 7S 8S")),
+            PlacedMeld(MeldKind.SET, parse_cards("QH QD QC"), parse_cards("QH QD QC")))
+    kings = (PlacedMeld(MeldKind.SET, parse_cards("KH KD KS"), parse_cards("KH KD KS")),
+             PlacedMeld(MeldKind.RUN, parse_cards("2H 3H 4H 5H"), parse_cards("2H 3H 4H 5H")))
+    hearts = (PlacedMeld(MeldKind.SET, parse_cards("9C 9D 9H"), parse_cards("9C 9D 9H")),
+              PlacedMeld(MeldKind.RUN, parse_cards("JC QC KC AC"), parse_cards("JC QC KC AC")))
+    table = (kings, (), mine, hearts)
+    pile = parse_cards("3D 8C")
+    hand = tuple(sorted(parse_cards("9S 10C 4D KC 6H"), key=Card.sort_key))
+
+    def sight(cards: tuple[Card, ...], drawn: Card | None) -> Sight:
+        return Sight(2, cards, mine, drawn, 5, 0, table, 4, pile, False)
+
+    with deterministic_work(WORK):
+        play = player.choose_play_after_draw(sight(hand, Card.parse("6H")))
+        advice = advise_down(hand, rules, 2, mine, (kings, hearts), players=4, seen=pile)
+    assert play.discard == advice.best.discard and play.lay_down == () and play.lay_offs == ()
+    assert [move.card for move in play.moves] == [move.card for move in advice.best.moves]
+    assert [move.seat for move in play.moves] == [(2, 0, 3)[move.seat] for move in advice.best.moves]
+    assert {move.seat for move in play.moves} >= {0, 2, 3}  # the 9♠ on its run, K♣ on the kings, 10♣ on the run of clubs
+    turn = Turn(rules, 2, 2, hand, table)
+    for move in play.moves:
+        turn.lay_off(move) if isinstance(move, LayOff) else turn.substitute(move)
+    assert play.discard is not None
+    turn.discard(play.discard)
+    turn.finish()
+    assert sorted(turn.held(), key=Card.sort_key) == sorted(advice.best.kept, key=Card.sort_key)
+    # the face-up card: taken when the advice says take (the 4♠ goes on its run of spades)
+    before = tuple(sorted(parse_cards("9S 10C 4D KC"), key=Card.sort_key))
+    with deterministic_work(WORK):
+        for offered in parse_cards("4S 7D"):
+            shown = Sight(2, before, mine, None, 5, 0, table, 4, pile + (offered,), False)
+            take = advise_down(before, rules, 2, mine, (kings, hearts), players=4, seen=pile, face_up=offered)
+            assert take.face_up is not None
+            assert player.wants_discard(shown, offered) is take.face_up.take
+    takes = [advise_down(before, rules, 2, mine, (kings, hearts), players=4, seen=pile, face_up=card).face_up
+             for card in ("4S", "7D")]
+    assert [choice.take for choice in takes if choice is not None] == [True, False]
+
+
+def test_the_advised_player_once_down_in_a_go_out_round_plays_as_simulated() -> None:
+    """Where the advice once down has no answer (a go-out round) it plays as ``SimulatedPlayer``."""
+    rules = preset("ill-buy-it")
+    last = len(rules.rounds)
+    assert rules.round(last).go_out
+    at = Round(rules, last, 4)
+    player = AdvisedPlayer(at, at.simulated_player(), "test")
+    sight = Sight(0, parse_cards("4D"), (PlacedMeld(MeldKind.SET, parse_cards("KH KD KS"), parse_cards("KH KD KS")),),
+                  Card.parse("4D"), 5, 0, ((),) * 4, 4, (), False)
+    assert player.down(sight) is None

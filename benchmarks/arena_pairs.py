@@ -1,0 +1,124 @@
+"""A change to a policy measured by duplicate play across two versions of the code: each seed and
+round played by the same match with the code before and after, then compared seed by seed.
+
+    # with each checkout in turn (its own code on PYTHONPATH), the same match and seeds:
+    PYTHONPATH=/path/to/before .venv/bin/python -m benchmarks.arena_pairs play before.jsonl \\
+        --rules progressive --rounds 1-7 --challenger advised-buys-outs --opponents simulated --seeds 0-29
+    PYTHONPATH=/path/to/after .venv/bin/python -m benchmarks.arena_pairs play after.jsonl ...
+    .venv/bin/python -m benchmarks.arena_pairs compare before.jsonl after.jsonl
+
+``play`` appends one JSON line per seed and round (``arena.duplicate.play_seed``: the seed's deal
+with the challenger in every seat): its relative points, how many of its tables it went out
+first, and the CPU seconds it took; a run stopped half way resumes where its file ends.
+``compare`` prints per round and in total (each seed's mean over the rounds both files hold):
+the relative points before and after with their 95% t intervals, and the paired difference
+(after less before, per seed: negative means the change wins) with its interval; "differ" counts
+the seeds whose tables came out differently at all, and the CPU seconds of each side.
+
+``rummy-arena`` compares two policies of one version; this compares two versions of one policy
+through the common opponent: a seed whose decisions all agree scores exactly 0, so most of the
+deal's noise cancels and few seeds tell a small change apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from analyzer import interval
+from arena.duplicate import Match, play_seed
+from arena.policies import PolicyName
+
+
+def play(out: Path, rules: str, rounds: Sequence[int], challenger: str, opponents: str, seeds: Sequence[int],
+         players: int) -> None:
+    done = {(row["round"], row["seed"]) for row in _rows(out)} if out.exists() else set()
+    match = Match(rules, players, PolicyName.named(challenger), PolicyName.named(opponents))
+    with out.open("a") as stream:
+        for seed in seeds:
+            for number in rounds:
+                if (number, seed) in done:
+                    continue
+                start = time.process_time()
+                result = play_seed(match, number, seed)
+                stream.write(json.dumps({"round": number, "seed": seed, "rel": result.relative_points,
+                                         "out": sum(t.went_out_first for t in result.tables),
+                                         "cpu": round(time.process_time() - start, 3)}) + "\n")
+                stream.flush()
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def compare(before: Path, after: Path) -> str:
+    old = {(row["round"], row["seed"]): row for row in _rows(before)}
+    new = {(row["round"], row["seed"]): row for row in _rows(after)}
+    both = sorted(set(old) & set(new))
+    rounds = sorted({number for number, _ in both})
+    header = (f"{'round':>5} {'seeds':>5}  {'before (95% CI)':<24}{'after (95% CI)':<24}{'after less before':<24}"
+              f"{'differ':>6}  {'CPU s before/after':>18}")
+    lines = [header]
+    every = [seed for seed in sorted({seed for _, seed in both}) if all((n, seed) in old and (n, seed) in new
+                                                                        for n in rounds)]
+    groups: list[tuple[str, list[list[tuple[int, int]]]]] = [
+        (str(number), [[(number, seed)] for _, seed in both if _ == number]) for number in rounds]
+    groups.append(("total", [[(number, seed) for number in rounds] for seed in every]))
+    for name, seeds in groups:
+        if not seeds:
+            continue
+        xs = [sum(old[key]["rel"] for key in keys) / len(keys) for keys in seeds]
+        ys = [sum(new[key]["rel"] for key in keys) / len(keys) for keys in seeds]
+        differences = [y - x for x, y in zip(xs, ys, strict=True)]
+        cpu = (sum(old[key]["cpu"] for keys in seeds for key in keys),
+               sum(new[key]["cpu"] for keys in seeds for key in keys))
+        lines.append(f"{name:>5} {len(seeds):>5}  {_shown(xs):<24}{_shown(ys):<24}{_shown(differences):<24}"
+                     f"{sum(abs(d) > 1e-9 for d in differences):>6}  {cpu[0]:>8.0f} / {cpu[1]:<8.0f}")
+    return "\n".join(lines)
+
+
+def _numbers(spec: str) -> list[int]:
+    """``0-29`` or ``1,3,6`` (or both, ``1-3,7``) as the numbers they name."""
+    numbers: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        numbers.extend(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def _shown(values: Sequence[float]) -> str:
+    found = interval(values)
+    if found.low is None or found.high is None:
+        return f"{found.mean:+.1f}"
+    return f"{found.mean:+.1f} ({found.low:+.1f}, {found.high:+.1f})"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    played = commands.add_parser("play", help="play the match's seeds and rounds with this code")
+    played.add_argument("out", type=Path)
+    played.add_argument("--rules", default="progressive")
+    played.add_argument("--rounds", default="1-7")
+    played.add_argument("--players", type=int, default=4)
+    played.add_argument("--challenger", default="advised")
+    played.add_argument("--opponents", default="simulated")
+    played.add_argument("--seeds", default="0-29")
+    compared = commands.add_parser("compare", help="the paired table of two runs")
+    compared.add_argument("before", type=Path)
+    compared.add_argument("after", type=Path)
+    args = parser.parse_args(argv)
+    if args.command == "compare":
+        print(compare(args.before, args.after))
+        return 0
+    play(args.out, args.rules, _numbers(args.rounds), args.challenger, args.opponents, _numbers(args.seeds),
+         args.players)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
