@@ -18,8 +18,9 @@ the person's next decision, before the redirect.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from flask import Blueprint, Flask, Response, abort, current_app, redirect, render_template, request, url_for
@@ -513,44 +514,84 @@ def _face(ident: Any) -> str:
         return str(ident)
 
 
+@dataclass(frozen=True)
+class _Told:
+    """One event of the record as the log tells it to the person at seat ``me``."""
+
+    event: Mapping[str, Any]
+    me: int
+
+    @property
+    def mine(self) -> bool:
+        return self.event.get("seat") == self.me
+
+    @property
+    def who(self) -> str:
+        """Who acted: "You", "Player 3", or nobody (the table's own events)."""
+        seat = self.event.get("seat")
+        return "You" if seat == self.me else f"Player {seat + 1}" if isinstance(seat, int) else ""
+
+    @property
+    def card(self) -> str:
+        """The card the event names, by its face ("7♥"); empty when it names none."""
+        card = self.event.get("card")
+        return _face(card) if card else ""
+
+
+def _dealt(told: _Told) -> str:
+    return f"The cards are dealt; the {_face(told.event.get('face_up'))} is turned up."
+
+
+def _drew(told: _Told) -> str:
+    """The person sees the card they drew; another's draw is face down."""
+    return f"{told.who} drew the {told.card} from the stock." if told.mine else f"{told.who} drew from the stock."
+
+
+def _bought(told: _Told) -> str:
+    penalty = len(told.event.get("penalty") or [])
+    extra = "" if not penalty else " and a penalty card" if penalty == 1 else f" and {penalty} penalty cards"
+    return f"{told.who} bought the {told.card}{extra}."
+
+
+def _laid_down(told: _Told) -> str:
+    melds = "; ".join(" ".join(_face(i) for i in m["cards"]) for m in told.event.get("melds", []))
+    return f"{told.who} laid down: {melds}."
+
+
+def _onto_meld(verb: str, told: _Told) -> str:
+    """A card put on a meld of the table (a lay-off, or a joker taken back with it)."""
+    meld = told.event.get("meld") or {}
+    owner = "your" if meld.get("seat") == told.me else f"player {meld.get('seat', 0) + 1}'s"
+    return f"{told.who} {verb} {told.card} on {owner} meld {meld.get('index', 0) + 1}."
+
+
+def _scored(told: _Told) -> str:
+    points = told.event.get("points") or []
+    return "Scores: " + ", ".join(f"{'you' if s == told.me else f'player {s + 1}'} {p}"
+                                  for s, p in enumerate(points)) + "."
+
+
+# Each event of the record (its name as docs/records.md writes it) in words; an event not here
+# (none today) is left out of the log.
+_SENTENCES: dict[str, Callable[[_Told], str]] = {
+    "deal": _dealt,
+    "take": lambda told: f"{told.who} took the {told.card} from the discard pile.",
+    "draw": _drew,
+    "buy": _bought,
+    "lay_down": _laid_down,
+    "lay_off": partial(_onto_meld, "laid off the"),
+    "substitute": partial(_onto_meld, "took a joker back with the"),
+    "discard": lambda told: f"{told.who} discarded the {told.card}.",
+    "reshuffle": lambda told: "The discard pile was shuffled into a new stock.",
+    "go_out": lambda told: f"{told.who} went out.",
+    "stop": lambda told: "The round stopped unfinished.",
+    "score": _scored,
+}
+
+
 def describe_events(events: Sequence[Mapping[str, Any]], me: int) -> list[str]:
     """The round's events in words, newest last: "Player 3 bought the 7♥ and a penalty card"."""
-    lines = []
-    for event in events:
-        name, seat = event.get("event"), event.get("seat")
-        who = "You" if seat == me else f"Player {seat + 1}" if isinstance(seat, int) else ""
-        card = _face(event.get("card")) if event.get("card") else ""
-        if name == "deal":
-            lines.append(f"The cards are dealt; the {_face(event.get('face_up'))} is turned up.")
-        elif name == "take":
-            lines.append(f"{who} took the {card} from the discard pile.")
-        elif name == "draw":
-            lines.append(f"{who} drew the {card} from the stock." if seat == me else f"{who} drew from the stock.")
-        elif name == "buy":
-            penalty = len(event.get("penalty") or [])
-            extra = "" if not penalty else " and a penalty card" if penalty == 1 else f" and {penalty} penalty cards"
-            lines.append(f"{who} bought the {card}{extra}.")
-        elif name == "lay_down":
-            melds = "; ".join(" ".join(_face(i) for i in m["cards"]) for m in event.get("melds", []))
-            lines.append(f"{who} laid down: {melds}.")
-        elif name in ("lay_off", "substitute"):
-            meld = event.get("meld") or {}
-            owner = "your" if meld.get("seat") == me else f"player {meld.get('seat', 0) + 1}'s"
-            verb = "laid off the" if name == "lay_off" else "took a joker back with the"
-            lines.append(f"{who} {verb} {card} on {owner} meld {meld.get('index', 0) + 1}.")
-        elif name == "discard":
-            lines.append(f"{who} discarded the {card}.")
-        elif name == "reshuffle":
-            lines.append("The discard pile was shuffled into a new stock.")
-        elif name == "go_out":
-            lines.append(f"{who} went out.")
-        elif name == "stop":
-            lines.append("The round stopped unfinished.")
-        elif name == "score":
-            points = event.get("points") or []
-            lines.append("Scores: " + ", ".join(f"{'you' if s == me else f'player {s + 1}'} {p}"
-                                                for s, p in enumerate(points)) + ".")
-    return lines
+    return [_SENTENCES[event["event"]](_Told(event, me)) for event in events if event.get("event") in _SENTENCES]
 
 
 def init_app(app: Flask) -> None:
