@@ -30,7 +30,21 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from werkzeug.wrappers import Response as BaseResponse
 
-from analyzer import PRESETS, TITLES, Card, RecordError, TableError, advise, card_of, game_record, review_game
+from analyzer import (
+    PRESETS,
+    TITLES,
+    Card,
+    Outcome,
+    PlacedMeld,
+    RecordError,
+    Table,
+    TableError,
+    Turn,
+    advise,
+    card_of,
+    game_record,
+    review_game,
+)
 from analyzer.render import render_advice
 from webapp.db import Game as GameRow
 from webapp.db import Player, session, write_transaction
@@ -214,54 +228,101 @@ def table(game_id: str) -> str:
 
 def _table_context(player: Player, row: GameRow, game: Game, *, error: str | None = None,
                    hint: str | None = None) -> dict[str, Any]:
+    """What play/table.html shows: the table as the person sees it, their decision and the log."""
     table_ = game.table
-    seat = row.seat
     pause = game.pause
-    hand: Sequence[Card] = game.hand()
-    melds = [list(m) for m in table_.melds]
-    laid_down = bool(melds[seat])
-    can_end = False
-    jokers_owed = 0  # jokers taken back this turn, to be melded before it ends
-    if pause is not None and pause.kind == "play" and row.pending:
-        try:
-            turn = game.turn(row.pending)
-        except (MoveError, TableError):
-            turn = None
-        if turn is not None:
-            hand, melds = turn.held(), [list(m) for m in turn.melds]
-            laid_down = laid_down or turn.laid_down_now
-            can_end = turn_can_end(turn)
-            jokers_owed = turn.jokers_owed
-    if request.args.get("sort") == "rank":
-        hand = sorted(hand, key=lambda c: (c.rank is None, c.rank or 0, c.sort_key()))
+    holding = _holding(game, row)
+    hand = _in_order(holding.hand, request.args.get("sort"))
     rules = game.rules
-    contract = rules.round(row.round).contract
-    seats = [{"seat": s, "name": "You" if s == seat else f"Player {s + 1}",
-              "cards": len(hand) if s == seat else len(table_.hands[s]), "buys": table_.buys_used[s],
-              "melds": [{"kind": m.kind.value, "cards": [c.token for c in m.cards],
-                         "as": [c.token for c in m.stands_for]} for m in melds[s]]}
-             for s in range(row.players)]
-    face_up = table_.discards[-1].token if table_.discards else None
     outcome = table_.outcome() if game.finished else None
-    scores = _scores(row)
-    totals = _totals(scores, row.players)
-    low = min(totals) if row.finished else None
-    title = (f"{TITLES[row.rules][0]} round {row.round} of {_rounds_of(row)}" if row.whole
-             else f"{TITLES[row.rules][0]} round {row.round}")
     return {
-        "row": row, "game": game, "pause": pause, "hand": [c.token for c in hand], "seats": seats,
-        "face_up": face_up, "offer_open": table_.offer_open, "stock": len(table_.stock),
-        "contract": [f"{spec.kind.value} of {spec.size}" for spec in contract], "laid_down": laid_down,
-        "log": describe_events(row.record, seat), "token": issue_move_token(player, row), "error": error,
-        "hint": hint, "outcome": outcome, "can_end": can_end, "jokers_owed": jokers_owed, "title": title,
-        "scores": scores, "totals": totals, "winners": [s for s, t in enumerate(totals) if t == low],
-        "next_round": row.whole and outcome is not None and not row.finished,
+        "row": row, "game": game, "pause": pause, "hand": [c.token for c in hand],
+        "seats": _seats(row, table_, holding), "face_up": table_.discards[-1].token if table_.discards else None,
+        "offer_open": table_.offer_open, "stock": len(table_.stock),
+        "contract": [f"{spec.kind.value} of {spec.size}" for spec in rules.round(row.round).contract],
+        "laid_down": holding.laid_down, "log": describe_events(row.record, row.seat),
+        "token": issue_move_token(player, row), "error": error, "hint": hint, "outcome": outcome,
+        "can_end": holding.can_end, "jokers_owed": holding.jokers_owed, "title": _table_title(row),
+        **_score_context(row, outcome),
         "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",
         "substitution": rules.joker_substitution.value != "none", "waiting": game.waiting(),
         "pending": row.pending, "sort": request.args.get("sort", "suit"),
-        # the log's lines since the person's own last event: the computer's turns, shown one by one
-        "fresh_from": 1 + max((i for i, e in enumerate(row.record) if e.get("seat") == seat), default=0),
+        "fresh_from": _fresh_from(row.record, row.seat),
     }
+
+
+@dataclass(frozen=True)
+class _Holding:
+    """The person's hand and the table's melds with the steps of their turn in progress applied,
+    and what that turn allows."""
+
+    hand: Sequence[Card]
+    melds: Sequence[Sequence[PlacedMeld]]  # by seat
+    laid_down: bool
+    can_end: bool = False
+    jokers_owed: int = 0  # jokers taken back this turn, to be melded before it ends
+
+
+def _holding(game: Game, row: GameRow) -> _Holding:
+    table_ = game.table
+    laid_down = bool(table_.melds[row.seat])
+    turn = _turn_in_progress(game, row)
+    if turn is None:
+        return _Holding(game.hand(), table_.melds, laid_down)
+    return _Holding(turn.held(), turn.melds, laid_down or turn.laid_down_now, turn_can_end(turn), turn.jokers_owed)
+
+
+def _turn_in_progress(game: Game, row: GameRow) -> Turn | None:
+    """The person's turn after the draw with its steps so far applied; None when no step is
+    pending (or the steps no longer apply: the table shows itself as stored)."""
+    pause = game.pause
+    if pause is None or pause.kind != "play" or not row.pending:
+        return None
+    try:
+        return game.turn(row.pending)
+    except (MoveError, TableError):
+        return None
+
+
+def _in_order(hand: Sequence[Card], sort: str | None) -> Sequence[Card]:
+    """The hand by rank (jokers last) when the page asks for it, else as held (by suit)."""
+    if sort == "rank":
+        return sorted(hand, key=lambda c: (c.rank is None, c.rank or 0, c.sort_key()))
+    return hand
+
+
+def _seats(row: GameRow, table_: Table, holding: _Holding) -> list[dict[str, Any]]:
+    """Each seat as the table shows it: its name, card count, buys and melds."""
+    return [{"seat": s, "name": "You" if s == row.seat else f"Player {s + 1}",
+             "cards": len(holding.hand) if s == row.seat else len(table_.hands[s]), "buys": table_.buys_used[s],
+             "melds": [_meld_view(m) for m in holding.melds[s]]}
+            for s in range(row.players)]
+
+
+def _meld_view(meld: PlacedMeld) -> dict[str, Any]:
+    """A meld for analysis/_cards.html's ``meld`` macro: its kind, cards and what each stands for."""
+    return {"kind": meld.kind.value, "cards": [c.token for c in meld.cards], "as": [c.token for c in meld.stands_for]}
+
+
+def _table_title(row: GameRow) -> str:
+    name = TITLES[row.rules][0]
+    return f"{name} round {row.round} of {_rounds_of(row)}" if row.whole else f"{name} round {row.round}"
+
+
+def _score_context(row: GameRow, outcome: Outcome | None) -> dict[str, Any]:
+    """The scores: each scored round's points, the totals, the winners (the lowest total, once
+    the game is over) and whether a whole game's next round is to be dealt."""
+    scores = _scores(row)
+    totals = _totals(scores, row.players)
+    low = min(totals) if row.finished else None
+    return {"scores": scores, "totals": totals, "winners": [s for s, t in enumerate(totals) if t == low],
+            "next_round": row.whole and outcome is not None and not row.finished}
+
+
+def _fresh_from(record: Sequence[Mapping[str, Any]], seat: int) -> int:
+    """Where the log's lines since the person's own last event begin: the computer's turns,
+    shown one by one."""
+    return 1 + max((i for i, e in enumerate(record) if e.get("seat") == seat), default=0)
 
 
 @blueprint.post("/play/<game_id>/move")
