@@ -292,16 +292,12 @@ def _in_order(hand: Sequence[Card], sort: str | None) -> Sequence[Card]:
 
 
 def _seats(row: GameRow, table_: Table, holding: _Holding) -> list[dict[str, Any]]:
-    """Each seat as the table shows it: its name, card count, buys and melds."""
+    """Each seat as the table shows it: its name, card count, buys and melds (as the record
+    writes them, for analysis/_cards.html's ``meld`` macro)."""
     return [{"seat": s, "name": "You" if s == row.seat else f"Player {s + 1}",
              "cards": len(holding.hand) if s == row.seat else len(table_.hands[s]), "buys": table_.buys_used[s],
-             "melds": [_meld_view(m) for m in holding.melds[s]]}
+             "melds": [m.to_dict() for m in holding.melds[s]]}
             for s in range(row.players)]
-
-
-def _meld_view(meld: PlacedMeld) -> dict[str, Any]:
-    """A meld for analysis/_cards.html's ``meld`` macro: its kind, cards and what each stands for."""
-    return {"kind": meld.kind.value, "cards": [c.token for c in meld.cards], "as": [c.token for c in meld.stands_for]}
 
 
 def _table_title(row: GameRow) -> str:
