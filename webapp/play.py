@@ -54,6 +54,7 @@ from webapp.tables import (
     STRENGTHS,
     Game,
     MoveError,
+    Pause,
     Setup,
     apply_step,
     lay_down_melds,
@@ -400,51 +401,89 @@ def _make_move(setup: Setup, state: _State, form: Mapping[str, str]) -> None:
         raise MoveError("the round is over")
     pause = game.pause
     assert pause is not None
-    if action in ("take", "draw", "buy", "pass"):
-        kind = "take" if action in ("take", "draw") else "buy"
-        if pause.kind != kind:
-            raise MoveError(f"you cannot {action} now: {game.waiting()}")
-        _advance(state, setup, (kind, action in ("take", "buy")))
-        return
-    if action == "reset":
-        game.turn([])
+    if action in _ANSWERS:
+        _answer(state, setup, game, pause, action)
+    elif action == "reset":
+        game.turn([])  # raises unless it is the person's turn to play
         state.pending = []
-        return
-    turn = game.turn(state.pending)
-    rules = game.rules
-    step: dict[str, Any] | None
-    if action == "lay_down":
-        rows: list[list[Card]] = [[] for _ in rules.round(setup.round).contract]
-        for index, card in enumerate(turn.held()):
-            place = form.get(f"place-{index}", "")
-            if place:
-                if not place.isdigit() or not 1 <= int(place) <= len(rows):
-                    raise MoveError(f"no meld row {place!r}")
-                if form.get(f"card-{index}") != card.token:
-                    raise MoveError("your hand has changed since the form was drawn: reload the table")
-                rows[int(place) - 1].append(card)
-        step = step_of_melds(lay_down_melds(turn, rules, rows))
-    elif action in ("lay_off", "substitute"):
-        card = parse_card(form.get("card"))
-        seat_text, _, index_text = form.get("meld", "").partition(":")
-        if not (seat_text.isdigit() and index_text.isdigit()):
-            raise MoveError("choose a meld on the table")
-        step = {"move": action, "card": card.token, "seat": int(seat_text), "meld": int(index_text)}
-    elif action == "discard":
-        step = {"move": "discard", "card": parse_card(form.get("card")).token}
     elif action == "end":
-        step = None
+        _end_turn(state, setup, game.turn(state.pending))
     else:
-        raise MoveError(f"no such move {action!r}")
-    if step is not None:
-        apply_step(turn, rules, step)  # TableError: the engine's message, nothing stored
-    steps = [*state.pending, *([step] if step is not None else [])]
-    if step is not None and step["move"] != "discard" and not turn_can_end(turn):
+        turn = game.turn(state.pending)  # out of turn is said before an unknown action
+        make = _STEP_MAKERS.get(action)
+        if make is None:
+            raise MoveError(f"no such move {action!r}")
+        _take_step(state, setup, turn, make(turn, form))
+
+
+# The form actions that answer the table's yes/no questions: the decision each answers, and how.
+_ANSWERS: dict[str, tuple[str, bool]] = {
+    "take": ("take", True), "draw": ("take", False), "buy": ("buy", True), "pass": ("buy", False),
+}
+
+
+def _answer(state: _State, setup: Setup, game: Game, pause: Pause, action: str) -> None:
+    """Take the face-up card or draw; buy another's discard or pass."""
+    kind, yes = _ANSWERS[action]
+    if pause.kind != kind:
+        raise MoveError(f"you cannot {action} now: {game.waiting()}")
+    _advance(state, setup, (kind, yes))
+
+
+def _lay_down_step(turn: Turn, form: Mapping[str, str]) -> dict[str, Any]:
+    """The lay-down the form's meld rows make: card ``i`` of the hand goes to row ``place-i``
+    (from 1), or stays in hand when that is empty."""
+    rows: list[list[Card]] = [[] for _ in turn.round_rule.contract]
+    for index, card in enumerate(turn.held()):
+        place = form.get(f"place-{index}", "")
+        if place:
+            if not place.isdigit() or not 1 <= int(place) <= len(rows):
+                raise MoveError(f"no meld row {place!r}")
+            if form.get(f"card-{index}") != card.token:
+                raise MoveError("your hand has changed since the form was drawn: reload the table")
+            rows[int(place) - 1].append(card)
+    return step_of_melds(lay_down_melds(turn, turn.rules, rows))
+
+
+def _onto_meld_step(action: str, turn: Turn, form: Mapping[str, str]) -> dict[str, Any]:
+    """A card put on a meld of the table, ``seat:index``: a lay-off, or a joker taken back with it."""
+    card = parse_card(form.get("card"))
+    seat_text, _, index_text = form.get("meld", "").partition(":")
+    if not (seat_text.isdigit() and index_text.isdigit()):
+        raise MoveError("choose a meld on the table")
+    return {"move": action, "card": card.token, "seat": int(seat_text), "meld": int(index_text)}
+
+
+def _discard_step(turn: Turn, form: Mapping[str, str]) -> dict[str, Any]:
+    return {"move": "discard", "card": parse_card(form.get("card")).token}
+
+
+# The form actions that are a step of the person's turn after the draw, each with the step it makes.
+_STEP_MAKERS: dict[str, Callable[[Turn, Mapping[str, str]], dict[str, Any]]] = {
+    "lay_down": _lay_down_step,
+    "lay_off": partial(_onto_meld_step, "lay_off"),
+    "substitute": partial(_onto_meld_step, "substitute"),
+    "discard": _discard_step,
+}
+
+
+def _take_step(state: _State, setup: Setup, turn: Turn, step: dict[str, Any]) -> None:
+    """Check the step on the turn (the engine's ``TableError``, nothing stored); keep it pending
+    while the turn goes on, or play the whole turn out once it has ended (the discard, or going
+    out without one)."""
+    apply_step(turn, turn.rules, step)
+    steps = [*state.pending, step]
+    if step["move"] != "discard" and not turn_can_end(turn):
         state.pending = steps
         return
-    if step is None and not turn_can_end(turn):
-        turn.finish()  # raises with the engine's reason
     _advance(state, setup, ("play", play_of(steps)))
+
+
+def _end_turn(state: _State, setup: Setup, turn: Turn) -> None:
+    """End the turn with the steps made so far (going out without a discard)."""
+    if not turn_can_end(turn):
+        turn.finish()  # raises with the engine's reason
+    _advance(state, setup, ("play", play_of(state.pending)))
 
 
 def _advance(state: _State, setup: Setup, answer: tuple[str, Any]) -> None:
