@@ -37,6 +37,7 @@ from analyzer import (
     Outcome,
     PlacedMeld,
     RecordError,
+    Review,
     Table,
     TableError,
     Turn,
@@ -540,7 +541,7 @@ def record(game_id: str) -> Response:
     if row.hints:
         written["hints"] = row.hints
     return Response(json.dumps(written, ensure_ascii=False, indent=1), mimetype="application/json",
-                    headers={"Content-Disposition": f'attachment; filename="{"game" if row.whole else "round"}-{row.id}.json"'})
+                    headers={"Content-Disposition": f'attachment; filename="{_length(row)}-{row.id}.json"'})
 
 
 @blueprint.get("/play/<game_id>/review")
@@ -552,33 +553,62 @@ def review(game_id: str) -> str:
     db = session()
     _, row = _owned(db, game_id)
     if not row.finished:
-        abort(400, "the review comes when the " + ("game" if row.whole else "round") + " is over")
+        abort(400, f"the review comes when the {_length(row)} is over")
+    numbers = _round_numbers(row)
     done: dict[str, Any] = dict(row.review or {})
-    numbers = list(range(1, row.round + 1)) if row.whole else [row.round]
-    todo = [number for number in numbers if str(number) not in done]
+    todo = _unreviewed(numbers, done)
     if todo:
-        number = todo.pop(0)
-        game = Game(_setup(row), row.record)
-        rounds = [*_earlier_rounds(row), game.round_record()] if row.whole else [game.round_record()]
-        written, seat = game_record(game.rules, game.names(), [rounds[numbers.index(number)]]), row.seat
-        db.rollback()  # no transaction open while the advice thinks
-        try:
-            made = review_game(written, seat)
-        except RecordError as error:  # pragma: no cover - a stored game always replays
-            abort(500, str(error))
-        with write_transaction() as db:
-            _, row = _owned(db, game_id, lock=True)
-            done = {**(row.review or {}), str(number): made.to_dict()}
-            row.review = done
-            todo = [n for n in numbers if str(n) not in done]
-            if not todo:
-                row.match_rate = _summary(done)["match_rate"]
-    summary = _summary(done)
+        made = _review_round(db, row, todo[0], numbers)
+        row, done = _keep_review(game_id, todo[0], made, numbers)
+        todo = _unreviewed(numbers, done)
     decisions = [d for number in numbers if str(number) in done for d in done[str(number)]["decisions"]]
-    title = (f"{TITLES[row.rules][0]}, the whole game" if row.whole
-             else f"{TITLES[row.rules][0]} round {row.round}")
-    return render_template("play/review.html", row=row, summary=summary, decisions=decisions, todo=todo,
-                           reviewed=[n for n in numbers if str(n) in done], title=title)
+    return render_template("play/review.html", row=row, summary=_summary(done), decisions=decisions, todo=todo,
+                           reviewed=[n for n in numbers if str(n) in done], title=_review_title(row))
+
+
+def _length(row: GameRow) -> str:
+    """What the person plays, as the start form names it: the whole "game" or one "round"."""
+    return "game" if row.whole else "round"
+
+
+def _round_numbers(row: GameRow) -> list[int]:
+    """The rounds the review covers: a whole game's every round so far, else the one."""
+    return list(range(1, row.round + 1)) if row.whole else [row.round]
+
+
+def _unreviewed(numbers: Sequence[int], done: Mapping[str, Any]) -> list[int]:
+    """The rounds without a review yet (the reviews are kept by round number, as text: JSON)."""
+    return [number for number in numbers if str(number) not in done]
+
+
+def _review_round(db: Session, row: GameRow, number: int, numbers: Sequence[int]) -> Review:
+    """The review of the person's decisions in round ``number``, from its record alone; the
+    session's transaction is ended first, none being held while the advice thinks."""
+    game = Game(_setup(row), row.record)
+    rounds = [*_earlier_rounds(row), game.round_record()] if row.whole else [game.round_record()]
+    written, seat = game_record(game.rules, game.names(), [rounds[numbers.index(number)]]), row.seat
+    db.rollback()
+    try:
+        return review_game(written, seat)
+    except RecordError as error:  # pragma: no cover - a stored game always replays
+        abort(500, str(error))
+
+
+def _keep_review(game_id: str, number: int, made: Review, numbers: Sequence[int]) -> tuple[GameRow, dict[str, Any]]:
+    """Keep round ``number``'s review with the game, and the game's match rate once every round
+    has one: the game row and all its reviews."""
+    with write_transaction() as db:
+        _, row = _owned(db, game_id, lock=True)
+        done = {**(row.review or {}), str(number): made.to_dict()}
+        row.review = done
+        if not _unreviewed(numbers, done):
+            row.match_rate = _summary(done)["match_rate"]
+    return row, done
+
+
+def _review_title(row: GameRow) -> str:
+    name = TITLES[row.rules][0]
+    return f"{name}, the whole game" if row.whole else f"{name} round {row.round}"
 
 
 def _summary(done: Mapping[str, Any]) -> dict[str, Any]:
