@@ -34,6 +34,7 @@ from analyzer import (
     PRESETS,
     TITLES,
     Card,
+    JokerSubstitution,
     Outcome,
     PlacedMeld,
     RecordError,
@@ -238,18 +239,21 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
     rules = game.rules
     outcome = table_.outcome() if game.finished else None
     return {
-        "row": row, "game": game, "pause": pause, "hand": [c.token for c in hand],
-        "seats": _seats(row, table_, holding), "face_up": table_.discards[-1].token if table_.discards else None,
-        "offer_open": table_.offer_open, "stock": len(table_.stock),
+        "row": row, "game": game, "title": _table_title(row), "token": issue_move_token(player, row),
+        "error": error, "hint": hint, "sort": request.args.get("sort", "suit"),
+        # the table
+        "seats": _seats(row, table_, holding), "stock": len(table_.stock), "offer_open": table_.offer_open,
+        "face_up": table_.discards[-1].token if table_.discards else None,
         "contract": [f"{spec.kind.value} of {spec.size}" for spec in rules.round(row.round).contract],
-        "laid_down": holding.laid_down, "log": describe_events(row.record, row.seat),
-        "token": issue_move_token(player, row), "error": error, "hint": hint, "outcome": outcome,
-        "can_end": holding.can_end, "jokers_owed": holding.jokers_owed, "title": _table_title(row),
-        **_score_context(row, outcome),
-        "penalty": rules.buy_penalty_in(row.round), "may_buy": pause is not None and pause.kind == "buy",
-        "substitution": rules.joker_substitution.value != "none", "waiting": game.waiting(),
-        "pending": row.pending, "sort": request.args.get("sort", "suit"),
-        "fresh_from": _fresh_from(row.record, row.seat),
+        # the person's hand and turn
+        "hand": [c.token for c in hand], "laid_down": holding.laid_down, "can_end": holding.can_end,
+        "jokers_owed": holding.jokers_owed, "pending": row.pending,
+        # the decision the table waits for
+        "pause": pause, "waiting": game.waiting(), "may_buy": pause is not None and pause.kind == "buy",
+        "penalty": rules.buy_penalty_in(row.round), "substitution": rules.joker_substitution is not JokerSubstitution.NONE,
+        # the log, and the round's end
+        "log": describe_events(row.record, row.seat), "fresh_from": _fresh_from(row.record, row.seat),
+        "outcome": outcome, **_score_context(row, outcome),
     }
 
 
@@ -266,6 +270,7 @@ class _Holding:
 
 
 def _holding(game: Game, row: GameRow) -> _Holding:
+    """The person's side of the table: as stored, or with the turn in progress applied."""
     table_ = game.table
     laid_down = bool(table_.melds[row.seat])
     turn = _turn_in_progress(game, row)
