@@ -56,16 +56,10 @@ def read_query(args: Mapping[str, str]) -> Question:
         "discards": args.get("discards", "") not in OFF,
         "outs": True,
     }
-    down = args.get("down", "").strip()
-    if down:
+    for name in ("down", "table", "face_up"):  # Question says which go only with "down"
+        job[name] = args.get(name, "").strip() or None
+    if job["down"]:
         del job["discards"], job["outs"]
-        job["down"] = down
-        job["table"] = args.get("table", "").strip() or None
-        job["face_up"] = args.get("face_up", "").strip() or None
-    else:
-        for name in ("table", "face_up"):
-            if args.get(name, "").strip():
-                errors[name] = "goes with your melds on the table: say which melds are yours (the contract is down)"
     for name, required in (("round", True), ("players", False), ("turn", False), ("buys_used", False)):
         text = args.get(name, "").strip()
         if not text:
