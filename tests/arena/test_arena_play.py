@@ -215,6 +215,10 @@ def test_the_advised_player_once_down_in_a_go_out_round_plays_as_simulated() -> 
     assert rules.round(last).go_out
     at = Round(rules, last, 4)
     player = AdvisedPlayer(at, at.simulated_player(), "test")
-    sight = Sight(0, parse_cards("4D"), (PlacedMeld(MeldKind.SET, parse_cards("KH KD KS"), parse_cards("KH KD KS")),),
-                  Card.parse("4D"), 5, 0, ((),) * 4, 4, (), False)
+    kings = (PlacedMeld(MeldKind.SET, parse_cards("KH KD KS"), parse_cards("KH KD KS")),)
+    sight = Sight(0, parse_cards("4D KC"), kings, Card.parse("KC"), 5, 0, (kings, (), (), ()), 4, (), False)
     assert player.down(sight) is None
+    with deterministic_work(WORK):
+        play = player.choose_play_after_draw(sight)
+        assert play == at.simulated_player().choose_play_after_draw(sight)
+    assert play.lay_offs == ((0, Card.parse("KC")),)  # a play, not an empty answer
