@@ -189,6 +189,11 @@ class Game(Base):
     totals: Mapped[Any] = mapped_column(JSON, nullable=True)  # each seat's points, once the game is over
     review: Mapped[Any] = mapped_column(JSON, nullable=True)  # the review (``Review.to_dict``) once made
     match_rate: Mapped[float | None] = mapped_column(Float, nullable=True)  # the review's, for the dashboard
+    # ---- 0006 ----
+    # The table stopped before a computer player's turn, which the page asks for next (a table
+    # that waits for the person, as before, is not: its record may end before the turn of a
+    # computer player whose declined card the person is offered).
+    thinking: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 # ---- engine and sessions -------------------------------------------------------------------------

@@ -11,8 +11,12 @@ game and the game's move count: a form sent twice, or for another game or player
 (400) and nothing changes. A game is its owner's alone: anyone else gets 404.
 
 The engine checks every move server-side; an illegal one is refused with its message (the
-table again, 400) and nothing is stored. The computer's turns are played on the server, up to
-the person's next decision, before the redirect.
+table again, 400) and nothing is stored. The computer's turns are played on the server. The page
+itself (htmx) is never held by them: its move stores the person's decision (and the turn it
+belongs to) at once, and the table, while a computer player is to play, asks
+``/play/<id>/advance`` for one computer turn at a time, showing each as it comes. A plain form (no
+JavaScript) and the JSON API play on to the person's next decision before answering; a table
+left in the computer's turn (a reload, a restart) offers "Continue".
 """
 
 from __future__ import annotations
@@ -157,7 +161,8 @@ def _begin(setup: Setup, whole: bool) -> BaseResponse:
     row = GameRow(rules=setup.rules, round=setup.round, players=setup.players, seat=setup.seat,
                   strength=setup.strength, seed=setup.seed, pending=[], version=0, hints=0, whole=whole,
                   past=[] if whole else None)
-    game = Game(_setup(row), [])
+    game = Game(_setup(row), [], turns=0)  # the computer's first turns, if any: the table asks for them
+    row.thinking = game.thinking is not None
     row.record, row.finished = game.round_record()["events"], game.finished and _last_round(row)
     with write_transaction() as db:
         player = current_player(db)
@@ -168,6 +173,12 @@ def _begin(setup: Setup, whole: bool) -> BaseResponse:
 
 
 # ---- the table ----------------------------------------------------------------------------------
+
+
+def _stored(row: GameRow) -> Game:
+    """The game as stored, nobody thinking: at the person's decision (the turns before it
+    replayed), before a computer player's turn the page asks for next, or over."""
+    return Game(_setup(row), row.record, turns=0 if row.thinking else None)
 
 
 def _setup(row: GameRow) -> Setup:
@@ -224,7 +235,7 @@ def _owned(db: Session, game_id: str, *, lock: bool = False) -> tuple[Player, Ga
 def table(game_id: str) -> str:
     db = session()
     player, row = _owned(db, game_id)
-    game = Game(_setup(row), row.record)
+    game = _stored(row)
     hint = _hint(game, row) if request.args.get("hint") and row.hints else None
     return render_template("play/table.html", **_table_context(player, row, game, hint=hint))
 
@@ -252,7 +263,8 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
         "pause": pause, "waiting": game.waiting(), "may_buy": pause is not None and pause.kind == "buy",
         "penalty": rules.buy_penalty_in(row.round), "substitution": rules.joker_substitution is not JokerSubstitution.NONE,
         # the log, and the round's end
-        "log": describe_events(row.record, row.seat), "fresh_from": _fresh_from(row.record, row.seat),
+        "log": describe_events(row.record, row.seat), "fresh_from": _fresh_from(row.record, row.seat, _since()),
+        "thinking": game.thinking,
         "outcome": outcome, **_score_context(row, outcome),
     }
 
@@ -322,33 +334,41 @@ def _score_context(row: GameRow, outcome: Outcome | None) -> dict[str, Any]:
             "next_round": row.whole and outcome is not None and not row.finished}
 
 
-def _fresh_from(record: Sequence[Mapping[str, Any]], seat: int) -> int:
-    """Where the log's lines since the person's own last event begin: the computer's turns,
-    shown one by one."""
-    return 1 + max((i for i, e in enumerate(record) if e.get("seat") == seat), default=0)
+def _fresh_from(record: Sequence[Mapping[str, Any]], seat: int, since: int | None = None) -> int:
+    """Where the log's new lines begin, shown one by one: the computer's turns since the
+    person's own last event, or since event ``since`` (a computer turn the table just played)."""
+    mine = 1 + max((i for i, e in enumerate(record) if e.get("seat") == seat), default=0)
+    return mine if since is None else max(mine, since)
+
+
+def _since() -> int | None:
+    """The address's ``since``: the record's length before the computer's last turn, if a whole number."""
+    text = request.args.get("since", "")
+    return int(text) if text.isdigit() and len(text) < 6 else None
 
 
 @blueprint.post("/play/<game_id>/move")
 def move(game_id: str) -> ResponseReturnValue:
-    """One move: checked and played out (the computer's turns too) outside any write lock, then
-    stored in a short write transaction if the game has not moved on meanwhile."""
+    """One move: checked and played out outside any write lock (to the end of its turn for the
+    page, which then asks for the computer's turns one by one; else the computer's turns too),
+    then stored in a short write transaction if the game has not moved on meanwhile."""
     db = session()
     player, row = _owned(db, game_id)
     _check_move_token(player, row)
     setup, version = _setup(row), row.version
-    state = _State(list(row.record), list(row.pending), row.finished)
+    state = _State(list(row.record), list(row.pending), row.finished, row.thinking)
     try:
         _make_move(setup, state, request.form)
     except (MoveError, TableError) as error:  # nothing was changed: the table again, with the message
         if _wants_json():
             return _json_error(str(error))
-        game = Game(setup, row.record)
+        game = _stored(row)
         return render_template("play/table.html", **_table_context(player, row, game, error=str(error))), 400
     with write_transaction() as db:
         player, row = _owned(db, game_id, lock=True)
         if row.version != version:
             abort(400, "this move form was sent already (or the table has moved on): reload the table")
-        row.record, row.pending = state.record, state.pending
+        row.record, row.pending, row.thinking = state.record, state.pending, state.thinking
         row.finished = state.finished and _last_round(row)
         if row.finished:
             row.totals = _totals(_scores(row), row.players)
@@ -356,6 +376,39 @@ def move(game_id: str) -> ResponseReturnValue:
     if _wants_json():
         return Response(json.dumps({"ok": True, "version": version + 1}), mimetype="application/json")
     return redirect(url_for("play.table", game_id=row.id, sort=request.form.get("sort") or None), 303)
+
+
+@blueprint.post("/play/<game_id>/advance")
+def advance(game_id: str) -> ResponseReturnValue:
+    """The computer's turn the table waits for (the page's: one; a plain form's: all up to the
+    person's next decision), played outside any write lock and stored if the game has not moved
+    on meanwhile. Nothing to play (another tab played it): the table as it is."""
+    db = session()
+    player, row = _owned(db, game_id)
+    _check_move_token(player, row)
+    version, stored = row.version, list(row.record)
+    if row.thinking:
+        turns = _computer_turns()
+        game = Game(_setup(row), stored, turns=None if turns is None else 1)
+        with write_transaction() as db:
+            player, row = _owned(db, game_id, lock=True)
+            if row.version == version:
+                row.record, row.thinking = game.round_record()["events"], game.thinking is not None
+                row.finished = game.finished and _last_round(row)
+                if row.finished:
+                    row.totals = _totals(_scores(row), row.players)
+                row.version += 1
+    if _wants_json():
+        return Response(json.dumps({"ok": True, "version": row.version}), mimetype="application/json")
+    return redirect(url_for("play.table", game_id=game_id, sort=request.form.get("sort") or None,
+                            since=len(stored)), 303)
+
+
+def _computer_turns() -> int | None:
+    """How many of the computer's turns a request of the page plays past the person's decision:
+    none for the page's own (htmx) requests, which then ask for them one by one; all of them, up
+    to the person's next decision, for a plain form and the JSON API."""
+    return 0 if request.headers.get("HX-Request") == "true" and not _wants_json() else None
 
 
 @blueprint.post("/play/<game_id>/next")
@@ -368,13 +421,14 @@ def next_round(game_id: str) -> BaseResponse:
         abort(400, "there is no next round now: " + ("the game is over" if row.finished else "the round is not over"))
     version, number = row.version, row.round + 1
     game = Game(Setup(row.rules, number, row.players, row.seat, row.strength,
-                      round_seed(row.rules, number, row.seed)), [])
+                      round_seed(row.rules, number, row.seed)), [], turns=_computer_turns())
+    thinking = game.thinking is not None
     with write_transaction() as db:
         player, row = _owned(db, game_id, lock=True)
         if row.version != version:
             abort(400, "this move form was sent already (or the table has moved on): reload the table")
         row.past = [*(row.past or []), row.record]
-        row.round, row.record, row.pending = number, game.round_record()["events"], []
+        row.round, row.record, row.pending, row.thinking = number, game.round_record()["events"], [], thinking
         row.finished = game.finished and _last_round(row)
         if row.finished:  # pragma: no cover - the person plays first: a round never ends at its deal
             row.totals = _totals(_scores(row), row.players)
@@ -397,16 +451,18 @@ class _State:
     record: list[Any]
     pending: list[Any]
     finished: bool
+    thinking: bool  # stopped before a computer player's turn
 
 
 def _make_move(setup: Setup, state: _State, form: Mapping[str, str]) -> None:
     """Apply the form's move to ``state`` (the record, the turn in progress), or raise and leave it."""
     action = form.get("action", "")
-    game = Game(setup, state.record)
+    game = Game(setup, state.record, turns=0 if state.thinking else None)
     if game.finished:
         raise MoveError("the round is over")
     pause = game.pause
-    assert pause is not None
+    if pause is None:
+        raise MoveError("wait for your turn: " + game.waiting())
     if action in _ANSWERS:
         _answer(state, setup, game, pause, action)
     elif action == "reset":
@@ -493,10 +549,11 @@ def _end_turn(state: _State, setup: Setup, turn: Turn) -> None:
 
 
 def _advance(state: _State, setup: Setup, answer: tuple[str, Any]) -> None:
-    game = Game(setup, state.record, answer)
+    game = Game(setup, state.record, answer, turns=_computer_turns())
     state.record = game.round_record()["events"]
     state.pending = []
     state.finished = game.finished
+    state.thinking = game.thinking is not None
 
 
 # ---- hints, the record, the review, again --------------------------------------------------------
@@ -541,7 +598,7 @@ def _hint(game: Game, row: GameRow) -> str | None:
 def record(game_id: str) -> Response:
     db = session()
     _, row = _owned(db, game_id)
-    game = Game(_setup(row), row.record)
+    game = _stored(row)
     written = game.record(_earlier_rounds(row))
     if row.hints:
         written["hints"] = row.hints
@@ -589,7 +646,7 @@ def _unreviewed(numbers: Sequence[int], done: Mapping[str, Any]) -> list[int]:
 def _review_round(db: Session, row: GameRow, number: int, numbers: Sequence[int]) -> Review:
     """The review of the person's decisions in round ``number``, from its record alone; the
     session's transaction is ended first, none being held while the advice thinks."""
-    game = Game(_setup(row), row.record)
+    game = _stored(row)
     rounds = [*_earlier_rounds(row), game.round_record()] if row.whole else [game.round_record()]
     written, seat = game_record(game.rules, game.names(), [rounds[numbers.index(number)]]), row.seat
     db.rollback()

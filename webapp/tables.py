@@ -151,8 +151,14 @@ def _recorded_play(events: Sequence[Mapping[str, Any]], index: int, seat: int) -
 class Game:
     """One round rebuilt from its record (``stored``: the round's events so far)."""
 
-    def __init__(self, setup: Setup, stored: Sequence[Mapping[str, Any]], answer: tuple[str, Any] | None = None):
+    def __init__(self, setup: Setup, stored: Sequence[Mapping[str, Any]], answer: tuple[str, Any] | None = None,
+                 *, turns: int | None = None):
+        """``turns``: how many of the computer's turns to play past the record (the turn the
+        answer belongs to finished first); None plays on to the person's next decision or the
+        round's end. Stopped before a computer's turn, the game has no ``pause``: ``thinking``
+        names the seat to play next."""
         self.setup = setup
+        self._turns = turns
         self.rules: Rules = load_rules(setup.rules)
         self.stored = list(stored)
         self._answer = answer
@@ -184,9 +190,12 @@ class Game:
 
     def _run(self) -> None:
         table = self.table
+        played = 0  # the computer's turns begun past the record
         try:
-            while not table.finished:
+            while not table.finished and not self._stops(played):
+                live = self._live()
                 table.play_turn()
+                played += live
         except Pause as pause:
             self.pause = pause
         except TableError as error:
@@ -196,6 +205,24 @@ class Game:
         events = self.recorder.round_record()["events"]
         if events[:len(self.stored)] != self.stored[:len(events)]:  # the record must replay as stored
             raise RuntimeError("the stored game does not replay: its record was changed")
+
+    def _live(self) -> bool:
+        """Past the record, the answer given: the next turn is the computer's thinking (or the
+        person's next decision)."""
+        return len(self.table.events) >= len(self.stored) and self._answer is None
+
+    def _stops(self, played: int) -> bool:
+        """Whether to stop before the next turn: the computer's turns allowed are played and
+        the next is a computer's."""
+        return (self._turns is not None and played >= self._turns and self._live()
+                and self.table.current != self.setup.seat)
+
+    @property
+    def thinking(self) -> int | None:
+        """The computer's seat to play next when the game stopped before its turn, else None."""
+        if self.finished or self.pause is not None:
+            return None
+        return self.table.current
 
     @property
     def finished(self) -> bool:

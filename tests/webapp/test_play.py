@@ -654,3 +654,102 @@ def test_the_game_length_is_checked(client: FlaskClient) -> None:
     data = {"csrf_token": _csrf(page.text), "rules": "progressive", "round": "1", "players": "3",
             "strength": "greedy", "length": "forever"}
     assert client.post("/play", data=data).status_code == 400
+
+
+# ---- the page's own requests: the computer's turns one at a time ---------------------------------
+
+HTMX = {"HX-Request": "true"}
+TURN_STARTS = ("take", "draw")
+
+
+def _advance(client: FlaskClient, game_id: str, page: str, headers: dict[str, str] | None = None) -> Any:
+    return client.post(f"/play/{game_id}/advance", headers=headers or {},
+                       data={"csrf_token": _csrf(page), "token": _token(page)})
+
+
+def test_the_pages_move_is_stored_at_once_and_the_computer_plays_a_turn_a_request(app: Flask,
+                                                                                  client: FlaskClient) -> None:
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    assert _move(client, game_id, page, action="draw").status_code == 303
+    page = client.get(f"/play/{game_id}").text
+    before = len(_row(app, game_id).record)
+    moved = client.post(f"/play/{game_id}/move", headers=HTMX,
+                        data={"csrf_token": _csrf(page), "token": _token(page), "action": "discard",
+                              "card": _hand(page)[0]})
+    assert moved.status_code == 303
+    row = _row(app, game_id)
+    assert row.thinking and row.record[-1]["event"] == "discard" and row.record[-1]["seat"] == 0
+    assert len(row.record) == before + 1  # the person's discard alone: no computer turn yet
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="advance-form"' in page and "Player 2</strong> is playing" in page and 'id="draw"' not in page
+    # the person cannot move while the computer is to play; nothing changes
+    early = _move(client, game_id, page, action="draw")
+    assert early.status_code == 400 and "wait for your turn" in early.text
+    assert _row(app, game_id).version == row.version
+    # one computer turn a request, each stored, until the table waits for the person
+    for seat in (1, 2, 3):
+        page = client.get(f"/play/{game_id}").text
+        if 'id="advance-form"' not in page:
+            break
+        count = len(_row(app, game_id).record)
+        assert _advance(client, game_id, page, HTMX).status_code == 303
+        added = _row(app, game_id).record[count:]
+        assert sum(e["event"] in TURN_STARTS for e in added) <= 1
+        assert all(e["seat"] == seat for e in added if e["event"] in TURN_STARTS + ("discard", "lay_down"))
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="advance-form"' not in page and ('id="draw"' in page or 'id="buy"' in page or 'id="play-end"' in page)
+    assert not _row(app, game_id).thinking
+
+
+def test_continue_without_javascript_plays_to_your_next_decision(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    _move(client, game_id, page, action="draw")
+    page = client.get(f"/play/{game_id}").text
+    client.post(f"/play/{game_id}/move", headers=HTMX,
+                data={"csrf_token": _csrf(page), "token": _token(page), "action": "discard", "card": _hand(page)[0]})
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="advance"' in page  # the form's button: "Continue"
+    assert _advance(client, game_id, page).status_code == 303
+    row = _row(app, game_id)
+    assert not row.thinking
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="advance-form"' not in page and ('id="draw"' in page or 'id="take"' in page or 'id="buy"' in page
+                                                 or 'id="play-end"' in page)
+    # a second Continue (another tab's) finds nothing to play and changes nothing
+    version = row.version
+    assert client.post(f"/play/{game_id}/advance", data={"csrf_token": _csrf(page), "token": _token(page)}
+                       ).status_code == 303
+    assert _row(app, game_id).version == version and _row(app, game_id).record == row.record
+
+
+def test_a_whole_round_plays_through_the_pages_requests(app: Flask, client: FlaskClient) -> None:
+    """Every move and every computer turn as the page asks for them (htmx), buys offered inside
+    a computer's turn included, to the round's end; the record replays."""
+    game_id = _start(client, players="4")
+    advances = passes = 0
+    for _ in range(400):
+        page = client.get(f"/play/{game_id}").text
+        if 'id="play-end"' in page:
+            break
+        fields = {"csrf_token": _csrf(page), "token": _token(page)}
+        if 'id="advance-form"' in page:
+            advances += 1
+            answer = client.post(f"/play/{game_id}/advance", headers=HTMX, data=fields)
+        elif 'id="draw"' in page:
+            answer = client.post(f"/play/{game_id}/move", headers=HTMX, data={**fields, "action": "draw"})
+        elif 'id="pass"' in page:
+            passes += 1
+            answer = client.post(f"/play/{game_id}/move", headers=HTMX, data={**fields, "action": "pass"})
+        else:
+            answer = client.post(f"/play/{game_id}/move", headers=HTMX,
+                                 data={**fields, "action": "discard", "card": _hand(page)[-1]})
+        assert answer.status_code == 303, answer.text
+    else:
+        raise AssertionError("the round did not end")
+    assert advances >= 3 and passes >= 1  # a buy offered inside a computer's turn, answered
+    record = client.get(f"/play/{game_id}/record.json")
+    from analyzer import replay
+
+    assert record.status_code == 200 and replay(record.json).rounds[0].outcome is not None

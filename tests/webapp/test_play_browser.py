@@ -34,6 +34,8 @@ def _act(page: Page, button: Locator) -> None:
     page.wait_for_function(
         "before => { const t = document.querySelector('input[name=token]'); return !t || t.value !== before; }",
         arg=before)
+    # the computer's turns, each asked for by the page, up to the person's next decision
+    expect(page.locator("#decision, #play-end").first).to_be_visible(timeout=60_000)
     # and for play.js to lay the kept arrangement on the new hand (it runs as htmx loads it)
     page.wait_for_function("() => { const h = document.querySelector('#hand[data-game]'); return !h || h.dataset.arranged; }")
 
@@ -111,6 +113,26 @@ def test_a_whole_round_in_the_browser(page: Page, live_server: str) -> None:
     expect(page.locator("#summary")).to_contain_text("decisions", timeout=120_000)
     expect(page.locator("#turn-1")).to_have_count(1)
     shot(page, "play-review")
+
+
+def test_the_computer_plays_its_turns_while_the_page_shows_them(page: Page, live_server: str) -> None:
+    """The person's discard comes back at once: "Player 2 is playing", then each computer turn
+    in its own request, the log growing, until the table asks the person again."""
+    for width, name in ((1200, "play-thinking"), (390, "play-thinking-phone")):
+        page.set_viewport_size({"width": width, "height": 900})
+        _start(page, live_server, players=4, seed=SEED + width)
+        page.click("#draw")
+        expect(page.locator("#discard-form")).to_be_visible()
+        card = _singleton(_hand(page))
+        page.click(f"#discard-form button[value='{card}']")
+        expect(page.locator("#thinking")).to_contain_text("Player 2 is playing")
+        screenshot(page, name)
+        expect(page.locator("#decision, #play-end").first).to_be_visible(timeout=60_000)
+        while page.locator("#pass").count():  # a computer's discard offered to buy: passed
+            _act(page, page.locator("#pass"))
+        log = page.locator("#log").inner_text()
+        assert all(f"Player {seat} discarded" in log for seat in (2, 3, 4)) or page.locator("#play-end").count()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
 
 
 def test_the_table_at_phone_width(page: Page, live_server: str) -> None:

@@ -22,7 +22,7 @@ def test_the_migrations_build_exactly_the_models(tmp_path: Path, database_url: s
         differences = compare_metadata(MigrationContext.configure(connection), Base.metadata)
         assert differences == []
         version = connection.execute(text("SELECT version_num FROM alembic_version")).scalar_one()
-        assert version == "0005"
+        assert version == "0006"
 
 
 def test_upgrading_twice_changes_nothing(tmp_path: Path, database_url: str) -> None:
