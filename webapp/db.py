@@ -190,10 +190,13 @@ class Game(Base):
     review: Mapped[Any] = mapped_column(JSON, nullable=True)  # the review (``Review.to_dict``) once made
     match_rate: Mapped[float | None] = mapped_column(Float, nullable=True)  # the review's, for the dashboard
     # ---- 0006 ----
-    # The table stopped before a computer player's turn, which the page asks for next (a table
-    # that waits for the person, as before, is not: its record may end before the turn of a
-    # computer player whose declined card the person is offered).
+    # The table stopped for the computer's thinking, which the page asks for next (a table
+    # that waits for the person is not: its record may end before the turn of a computer player
+    # whose declined card the person is offered). ``answer``: the person's decision given and
+    # checked, whose turn goes on with the computer's thinking (the other players offered the
+    # card the person declined); None when the record holds everything.
     thinking: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    answer: Mapped[Any] = mapped_column(JSON, nullable=True)
 
 
 # ---- engine and sessions -------------------------------------------------------------------------

@@ -177,8 +177,27 @@ def _begin(setup: Setup, whole: bool) -> BaseResponse:
 
 def _stored(row: GameRow) -> Game:
     """The game as stored, nobody thinking: at the person's decision (the turns before it
-    replayed), before a computer player's turn the page asks for next, or over."""
-    return Game(_setup(row), row.record, turns=0 if row.thinking else None)
+    replayed), at the computer's thinking the page asks for next, or over."""
+    return _rebuilt(_setup(row), row.record, row.thinking, row.answer)
+
+
+def _rebuilt(setup: Setup, record: Sequence[Mapping[str, Any]], thinking: bool, answer: Any) -> Game:
+    """The game of a stored record: replayed to the person's decision; or, where it stopped for
+    the computer's thinking, with the person's answer waiting for it (if any) given, up to the
+    computer's first decision."""
+    if not thinking:
+        return Game(setup, record)
+    return Game(setup, record, _answer_of(answer), turns=0, think=False)
+
+
+def _answer_of(stored: Any) -> tuple[str, Any] | None:
+    """The table's answer from its stored form: ``{"kind": "take" | "buy", "yes": bool}`` or
+    ``{"kind": "play", "steps": [...]}`` (the turn's steps after the draw)."""
+    if stored is None:
+        return None
+    if stored["kind"] == "play":
+        return "play", play_of(stored["steps"])
+    return stored["kind"], bool(stored["yes"])
 
 
 def _setup(row: GameRow) -> Setup:
@@ -264,7 +283,7 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
         "penalty": rules.buy_penalty_in(row.round), "substitution": rules.joker_substitution is not JokerSubstitution.NONE,
         # the log, and the round's end
         "log": describe_events(row.record, row.seat), "fresh_from": _fresh_from(row.record, row.seat, _since()),
-        "thinking": game.thinking,
+        "thinking": game.thinking, "thinking_about": game.thinking_about,
         "outcome": outcome, **_score_context(row, outcome),
     }
 
@@ -356,7 +375,7 @@ def move(game_id: str) -> ResponseReturnValue:
     player, row = _owned(db, game_id)
     _check_move_token(player, row)
     setup, version = _setup(row), row.version
-    state = _State(list(row.record), list(row.pending), row.finished, row.thinking)
+    state = _State(list(row.record), list(row.pending), row.finished, row.thinking, row.answer)
     try:
         _make_move(setup, state, request.form)
     except (MoveError, TableError) as error:  # nothing was changed: the table again, with the message
@@ -368,7 +387,7 @@ def move(game_id: str) -> ResponseReturnValue:
         player, row = _owned(db, game_id, lock=True)
         if row.version != version:
             abort(400, "this move form was sent already (or the table has moved on): reload the table")
-        row.record, row.pending, row.thinking = state.record, state.pending, state.thinking
+        row.record, row.pending, row.thinking, row.answer = state.record, state.pending, state.thinking, state.answer
         row.finished = state.finished and _last_round(row)
         if row.finished:
             row.totals = _totals(_scores(row), row.players)
@@ -386,14 +405,17 @@ def advance(game_id: str) -> ResponseReturnValue:
     db = session()
     player, row = _owned(db, game_id)
     _check_move_token(player, row)
-    version, stored = row.version, list(row.record)
+    version, stored, answer = row.version, list(row.record), row.answer
     if row.thinking:
         turns = _computer_turns()
-        game = Game(_setup(row), stored, turns=None if turns is None else 1)
+        if turns is not None:  # the page's: the turn the answer waits in, else the next computer turn
+            turns = 0 if answer is not None else 1
+        game = Game(_setup(row), stored, _answer_of(answer), turns=turns)
         with write_transaction() as db:
             player, row = _owned(db, game_id, lock=True)
             if row.version == version:
                 row.record, row.thinking = game.round_record()["events"], game.thinking is not None
+                row.answer = None
                 row.finished = game.finished and _last_round(row)
                 if row.finished:
                     row.totals = _totals(_scores(row), row.players)
@@ -451,13 +473,14 @@ class _State:
     record: list[Any]
     pending: list[Any]
     finished: bool
-    thinking: bool  # stopped before a computer player's turn
+    thinking: bool  # stopped for the computer's thinking
+    answer: Any  # the person's answer waiting for it (``_answer_of``), if any
 
 
 def _make_move(setup: Setup, state: _State, form: Mapping[str, str]) -> None:
     """Apply the form's move to ``state`` (the record, the turn in progress), or raise and leave it."""
     action = form.get("action", "")
-    game = Game(setup, state.record, turns=0 if state.thinking else None)
+    game = _rebuilt(setup, state.record, state.thinking, state.answer)
     if game.finished:
         raise MoveError("the round is over")
     pause = game.pause
@@ -489,7 +512,7 @@ def _answer(state: _State, setup: Setup, game: Game, pause: Pause, action: str) 
     kind, yes = _ANSWERS[action]
     if pause.kind != kind:
         raise MoveError(f"you cannot {action} now: {game.waiting()}")
-    _advance(state, setup, (kind, yes))
+    _advance(state, setup, {"kind": kind, "yes": yes})
 
 
 def _lay_down_step(turn: Turn, form: Mapping[str, str]) -> dict[str, Any]:
@@ -538,22 +561,29 @@ def _take_step(state: _State, setup: Setup, turn: Turn, step: dict[str, Any]) ->
     if step["move"] != "discard" and not turn_can_end(turn):
         state.pending = steps
         return
-    _advance(state, setup, ("play", play_of(steps)))
+    _advance(state, setup, {"kind": "play", "steps": steps})
 
 
 def _end_turn(state: _State, setup: Setup, turn: Turn) -> None:
     """End the turn with the steps made so far (going out without a discard)."""
     if not turn_can_end(turn):
         turn.finish()  # raises with the engine's reason
-    _advance(state, setup, ("play", play_of(state.pending)))
+    _advance(state, setup, {"kind": "play", "steps": state.pending})
 
 
-def _advance(state: _State, setup: Setup, answer: tuple[str, Any]) -> None:
-    game = Game(setup, state.record, answer, turns=_computer_turns())
-    state.record = game.round_record()["events"]
+def _advance(state: _State, setup: Setup, answer: dict[str, Any]) -> None:
+    """Give the table the person's answer (stored form, ``_answer_of``) and play on: for the
+    page, without the computer's thinking (the answer kept waiting for it, if its turn needs
+    it: the others offered the card the person declined); else to the person's next decision."""
+    turns = _computer_turns()
+    game = Game(setup, state.record, _answer_of(answer), turns=turns, think=turns is None)
     state.pending = []
+    if game.stopped_mid_turn:
+        state.thinking, state.answer = True, answer
+        return
+    state.record = game.round_record()["events"]
     state.finished = game.finished
-    state.thinking = game.thinking is not None
+    state.thinking, state.answer = game.thinking is not None, None
 
 
 # ---- hints, the record, the review, again --------------------------------------------------------

@@ -62,6 +62,16 @@ class Pause(Exception):
 
 
 @dataclass(frozen=True)
+class _Stop(Exception):
+    """A computer player is to decide and the game may not think (``think=False``): the table
+    stops here, at ``seat``'s decision: "take" or "buy" ``card``, or "play"."""
+
+    seat: int
+    kind: str = "play"
+    card: Card | None = None
+
+
+@dataclass(frozen=True)
 class Setup:
     rules: str
     round: int
@@ -97,6 +107,7 @@ class _Seat:
             upcoming = self._recorded()
             return upcoming is not None and upcoming.get("event") == kind and upcoming.get("seat") == self.seat
         if self.seat != self.game.setup.seat:
+            self.game.may_think(self.seat, kind, card)
             policy = self.game.policy()
             decide = policy.wants_discard if kind == "take" else policy.wants_to_buy_at
             return bool(decide(self.game.sight(view), card))
@@ -109,6 +120,7 @@ class _Seat:
         if not self._live():
             return _recorded_play(self.game.stored, len(self.game.table.events), self.seat)
         if self.seat != self.game.setup.seat:
+            self.game.may_think(self.seat)
             play = self.game.policy().choose_play_after_draw(self.game.sight(seat))
             assert isinstance(play, Play)
             return play
@@ -152,13 +164,16 @@ class Game:
     """One round rebuilt from its record (``stored``: the round's events so far)."""
 
     def __init__(self, setup: Setup, stored: Sequence[Mapping[str, Any]], answer: tuple[str, Any] | None = None,
-                 *, turns: int | None = None):
+                 *, turns: int | None = None, think: bool = True):
         """``turns``: how many of the computer's turns to play past the record (the turn the
         answer belongs to finished first); None plays on to the person's next decision or the
-        round's end. Stopped before a computer's turn, the game has no ``pause``: ``thinking``
-        names the seat to play next."""
+        round's end. ``think`` False: no computer decision past the answer at all (the decisions
+        that lead to the person's pending decision are asked again, as they are not events), the
+        table stopping at the first, mid-turn if need be (``stopped_mid_turn``). Stopped, the game
+        has no ``pause``: ``thinking`` names the seat to play or decide next."""
         self.setup = setup
-        self._turns = turns
+        self._turns, self._think = turns, think
+        self._stopped: _Stop | None = None
         self.rules: Rules = load_rules(setup.rules)
         self.stored = list(stored)
         self._answer = answer
@@ -179,6 +194,11 @@ class Game:
     def sight(self, view: SeatView) -> Sight:
         return Sight.at(view, self.table)
 
+    def may_think(self, seat: int, kind: str = "play", card: Card | None = None) -> None:
+        """Before a computer player's live decision: stop the table there if the game may not think."""
+        if not self._think and self._answer is None:
+            raise _Stop(seat, kind, card)
+
     def take_answer(self, kind: str) -> Any:
         if self._answer is None:
             return None
@@ -198,6 +218,8 @@ class Game:
                 played += live
         except Pause as pause:
             self.pause = pause
+        except _Stop as stop:
+            self._stopped = stop
         except TableError as error:
             raise MoveError(str(error)) from None
         if self._answer is not None:
@@ -219,10 +241,24 @@ class Game:
 
     @property
     def thinking(self) -> int | None:
-        """The computer's seat to play next when the game stopped before its turn, else None."""
+        """The computer's seat to play or decide next when the game stopped before its turn or
+        its decision, else None."""
+        if self._stopped is not None:
+            return self._stopped.seat
         if self.finished or self.pause is not None:
             return None
         return self.table.current
+
+    @property
+    def thinking_about(self) -> tuple[str, Card] | None:
+        """What the computer player stopped at decides, if a card: ("take" or "buy", the card)."""
+        stop = self._stopped
+        return None if stop is None or stop.card is None else (stop.kind, stop.card)
+
+    @property
+    def stopped_mid_turn(self) -> bool:
+        """Whether the table stopped at a computer's decision inside a turn (``think`` False)."""
+        return self._stopped is not None
 
     @property
     def finished(self) -> bool:

@@ -753,3 +753,27 @@ def test_a_whole_round_plays_through_the_pages_requests(app: Flask, client: Flas
     from analyzer import replay
 
     assert record.status_code == 200 and replay(record.json).rounds[0].outcome is not None
+
+
+def test_declining_the_face_up_card_waits_for_the_others_offered_it(app: Flask, client: FlaskClient) -> None:
+    """The page's "draw" comes back before the computer players offered the card decide: the
+    answer is kept with the game, the record unchanged, until the table asks for their thinking."""
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    before = _row(app, game_id)
+    moved = client.post(f"/play/{game_id}/move", headers=HTMX,
+                        data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
+    assert moved.status_code == 303
+    row = _row(app, game_id)
+    assert row.answer == {"kind": "take", "yes": False} and row.thinking and row.record == before.record
+    page = client.get(f"/play/{game_id}").text
+    assert "Player 2</strong> is deciding whether to buy the" in page and 'id="advance-form"' in page
+    assert 'id="draw"' not in page and 'id="discard-form"' not in page
+    assert _move(client, game_id, page, action="take").status_code == 400
+    assert _advance(client, game_id, page, HTMX).status_code == 303
+    row = _row(app, game_id)
+    assert row.answer is None and not row.thinking
+    assert [e["event"] for e in row.record[len(before.record):]][-1] == "draw"
+    assert row.record[-1]["seat"] == 0
+    page = client.get(f"/play/{game_id}").text
+    assert 'id="discard-form"' in page

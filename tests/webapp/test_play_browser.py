@@ -116,13 +116,16 @@ def test_a_whole_round_in_the_browser(page: Page, live_server: str) -> None:
 
 
 def test_the_computer_plays_its_turns_while_the_page_shows_them(page: Page, live_server: str) -> None:
-    """The person's discard comes back at once: "Player 2 is playing", then each computer turn
-    in its own request, the log growing, until the table asks the person again."""
+    """The person's draw and discard come back at once: "Player 2 is deciding whether to buy the ..." (the
+    card the person declined), "Player 2 is playing", then each computer turn in its own
+    request, the log growing, until the table asks the person again."""
     for width, name in ((1200, "play-thinking"), (390, "play-thinking-phone")):
         page.set_viewport_size({"width": width, "height": 900})
         _start(page, live_server, players=4, seed=SEED + width)
-        page.click("#draw")
-        expect(page.locator("#discard-form")).to_be_visible()
+        page.click("#draw")  # the card declined is offered to players 2 and 3 first
+        expect(page.locator("#thinking")).to_contain_text("Player 2 is deciding whether to buy the")
+        screenshot(page, name.replace("thinking", "deciding"))
+        expect(page.locator("#discard-form")).to_be_visible(timeout=60_000)
         card = _singleton(_hand(page))
         page.click(f"#discard-form button[value='{card}']")
         expect(page.locator("#thinking")).to_contain_text("Player 2 is playing")
