@@ -777,3 +777,21 @@ def test_declining_the_face_up_card_waits_for_the_others_offered_it(app: Flask, 
     assert row.record[-1]["seat"] == 0
     page = client.get(f"/play/{game_id}").text
     assert 'id="discard-form"' in page
+
+
+def test_advance_refuses_a_forged_replayed_or_strangers_form(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    client.post(f"/play/{game_id}/move", headers=HTMX,
+                data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
+    waiting = client.get(f"/play/{game_id}").text
+    row = _row(app, game_id)
+    forged = client.post(f"/play/{game_id}/advance", headers=HTMX, data={"csrf_token": _csrf(page), "token": "x.y"})
+    replayed = _advance(client, game_id, page, HTMX)  # the form before the move
+    stranger = app.test_client()
+    own = stranger.get("/play").text
+    strangers = stranger.post(f"/play/{game_id}/advance", headers=HTMX,
+                              data={"csrf_token": _csrf(own), "token": _token(waiting)})
+    assert (forged.status_code, replayed.status_code, strangers.status_code) == (400, 400, 404)
+    after = _row(app, game_id)
+    assert (after.version, after.record, after.answer, after.thinking) == (row.version, row.record, row.answer, True)
