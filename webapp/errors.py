@@ -3,7 +3,8 @@
 
 A request htmx made (``HX-Request``: the analysis page's live answer) gets the message as the
 answer area alone (``analysis/_problem.html``), never a whole page inside the page: the form
-around it keeps working, and the next question replaces the message. A refusal for too many
+around it keeps working, and the next question replaces the message. On ``/play`` (whose htmx
+requests swap the table) the message takes the table's place, with a link back to it. A refusal for too many
 requests says when to try again, in words and in ``Retry-After``.
 """
 
@@ -57,8 +58,11 @@ def _http_error(error: HTTPException) -> Response | tuple[str, int]:
         response.status_code = code
         response.headers.update(headers)
         return response
-    template = "analysis/_problem.html" if request.headers.get("HX-Request") else "error.html"
-    page = render_template(template, code=code, title=error.name, message=message, wait=wait)
+    template = "error.html"
+    if request.headers.get("HX-Request"):
+        template = "play/_problem.html" if request.blueprint == "play" else "analysis/_problem.html"
+    page = render_template(template, code=code, title=error.name, message=message, wait=wait,
+                           game_id=(request.view_args or {}).get("game_id"))
     return Response(page, code, headers)
 
 

@@ -86,7 +86,9 @@ def issue_move_token(player: Player, row: GameRow) -> str:
     return _signer().dumps([player.public_id, row.id, row.version])
 
 
-def _check_move_token(player: Player, row: GameRow) -> None:
+def _check_move_token(player: Player, row: GameRow, *, stale_ok: bool = False) -> bool:
+    """Refuse (400) a move form not issued by this site, or for another game or player; one
+    sent already (the game has moved on) too, unless ``stale_ok``: then False."""
     try:
         owner, game_id, version = _signer().loads(request.form.get("token", ""))
     except (BadSignature, ValueError, TypeError):
@@ -94,7 +96,10 @@ def _check_move_token(player: Player, row: GameRow) -> None:
     if owner != player.public_id or game_id != row.id:
         abort(400, "the move form belongs to another game or player: reload the table")
     if version != row.version:
+        if stale_ok:
+            return False
         abort(400, "this move form was sent already (or the table has moved on): reload the table")
+    return True
 
 
 # ---- starting a round ---------------------------------------------------------------------------
@@ -242,8 +247,8 @@ def _owned(db: Session, game_id: str, *, lock: bool = False) -> tuple[Player, Ga
     if player is None or len(game_id) > 32:
         abort(404, "no such game of yours")
     query = select(GameRow).where(GameRow.id == game_id)
-    if lock:
-        query = query.with_for_update()
+    if lock:  # read afresh: the row read earlier in the request may have moved on since
+        query = query.with_for_update().execution_options(populate_existing=True)
     row = db.scalars(query).one_or_none()
     if row is None or row.player_id != player.id:
         abort(404, "no such game of yours")
@@ -268,6 +273,7 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
     hand = _in_order(holding.hand, request.args.get("sort"))
     rules = game.rules
     outcome = table_.outcome() if game.finished else None
+    events = game.round_record()["events"]
     return {
         "row": row, "game": game, "title": _table_title(row), "token": issue_move_token(player, row),
         "error": error, "hint": hint, "sort": request.args.get("sort", "suit"),
@@ -282,7 +288,8 @@ def _table_context(player: Player, row: GameRow, game: Game, *, error: str | Non
         "pause": pause, "waiting": game.waiting(), "may_buy": pause is not None and pause.kind == "buy",
         "penalty": rules.buy_penalty_in(row.round), "substitution": rules.joker_substitution is not JokerSubstitution.NONE,
         # the log, and the round's end
-        "log": describe_events(row.record, row.seat), "fresh_from": _fresh_from(row.record, row.seat, _since()),
+        # the log: the table's events (with an answer waiting for the computer, its first events too)
+        "log": describe_events(events, row.seat), "fresh_from": _fresh_from(events, row.seat, _since()),
         "thinking": game.thinking, "thinking_about": game.thinking_about,
         "outcome": outcome, **_score_context(row, outcome),
     }
@@ -404,13 +411,20 @@ def advance(game_id: str) -> ResponseReturnValue:
     on meanwhile. Nothing to play (another tab played it): the table as it is."""
     db = session()
     player, row = _owned(db, game_id)
-    _check_move_token(player, row)
+    current = _check_move_token(player, row, stale_ok=True)  # a stale one: another request played it
     version, stored, answer = row.version, list(row.record), row.answer
-    if row.thinking:
+    if current and row.thinking:
         turns = _computer_turns()
         if turns is not None:  # the page's: the turn the answer waits in, else the next computer turn
             turns = 0 if answer is not None else 1
-        game = Game(_setup(row), stored, _answer_of(answer), turns=turns)
+        try:
+            game = Game(_setup(row), stored, _answer_of(answer), turns=turns)
+        except (MoveError, TableError) as error:  # pragma: no cover - the engine refused a computer's play
+            current_app.logger.error("game %s: the computer's turn failed: %s", game_id, error)
+            if _wants_json():
+                return _json_error(f"the computer's turn could not be played: {error}")
+            return render_template("play/table.html", **_table_context(
+                player, row, _stored(row), error=f"The computer's turn could not be played: {error}")), 400
         with write_transaction() as db:
             player, row = _owned(db, game_id, lock=True)
             if row.version == version:
@@ -591,6 +605,11 @@ def _advance(state: _State, setup: Setup, answer: dict[str, Any]) -> None:
 
 @blueprint.post("/play/<game_id>/hint")
 def hint(game_id: str) -> BaseResponse:
+    player, row = _owned(session(), game_id)
+    _check_move_token(player, row)
+    game = _stored(row)
+    if game.pause is None:
+        abort(400, "there is no decision of yours to hint at now: " + game.waiting())
     with write_transaction() as db:
         player, row = _owned(db, game_id, lock=True)
         _check_move_token(player, row)
@@ -628,7 +647,7 @@ def _hint(game: Game, row: GameRow) -> str | None:
 def record(game_id: str) -> Response:
     db = session()
     _, row = _owned(db, game_id)
-    game = _stored(row)
+    game = Game(_setup(row), row.record, turns=0, think=False)  # the record as stored, nothing more
     written = game.record(_earlier_rounds(row))
     if row.hints:
         written["hints"] = row.hints

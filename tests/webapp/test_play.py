@@ -787,11 +787,51 @@ def test_advance_refuses_a_forged_replayed_or_strangers_form(app: Flask, client:
     waiting = client.get(f"/play/{game_id}").text
     row = _row(app, game_id)
     forged = client.post(f"/play/{game_id}/advance", headers=HTMX, data={"csrf_token": _csrf(page), "token": "x.y"})
-    replayed = _advance(client, game_id, page, HTMX)  # the form before the move
     stranger = app.test_client()
     own = stranger.get("/play").text
     strangers = stranger.post(f"/play/{game_id}/advance", headers=HTMX,
                               data={"csrf_token": _csrf(own), "token": _token(waiting)})
-    assert (forged.status_code, replayed.status_code, strangers.status_code) == (400, 400, 404)
+    assert (forged.status_code, strangers.status_code) == (400, 404)
+    # the page's refusal takes the table's place (htmx swaps #play), with the way back
+    assert 'id="play"' in forged.text and 'id="back-to-table"' in forged.text and "not issued" in forged.text
+    # a stale form (another tab, a reload mid-turn) finds the table as it is: shown, nothing played
+    stale = _advance(client, game_id, page, HTMX)  # the form before the move
+    assert stale.status_code == 303 and stale.headers["Location"].split("?")[0].endswith(f"/play/{game_id}")
     after = _row(app, game_id)
     assert (after.version, after.record, after.answer, after.thinking) == (row.version, row.record, row.answer, True)
+
+
+def test_a_move_stored_only_if_the_game_has_not_moved_on_meanwhile(app: Flask, client: FlaskClient,
+                                                                  monkeypatch: Any) -> None:
+    """Another request (another tab) stores a move while this one thinks: this one is refused,
+    the other kept, though the row was read before it."""
+    from sqlalchemy import update
+
+    from webapp import play
+    from webapp.db import engine
+
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    made = play._make_move
+
+    def meanwhile(*args: Any) -> None:
+        made(*args)
+        with app.app_context(), engine().begin() as connection:
+            connection.execute(update(Game).where(Game.id == game_id).values(version=Game.version + 5))
+
+    monkeypatch.setattr(play, "_make_move", meanwhile)
+    moved = _move(client, game_id, page, action="draw")
+    assert moved.status_code == 400 and "sent already" in moved.text
+    row = _row(app, game_id)
+    assert row.version == 5 and [e["event"] for e in row.record] == ["deal"]
+
+
+def test_no_hint_while_the_computer_thinks(app: Flask, client: FlaskClient) -> None:
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    client.post(f"/play/{game_id}/move", headers=HTMX,
+                data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
+    waiting = client.get(f"/play/{game_id}").text
+    asked = client.post(f"/play/{game_id}/hint", data={"csrf_token": _csrf(waiting), "token": _token(waiting)})
+    assert asked.status_code == 400 and "no decision of yours" in asked.text
+    assert _row(app, game_id).hints == 0
