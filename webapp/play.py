@@ -406,38 +406,49 @@ def move(game_id: str) -> ResponseReturnValue:
 
 @blueprint.post("/play/<game_id>/advance")
 def advance(game_id: str) -> ResponseReturnValue:
-    """The computer's turn the table waits for (the page's: one; a plain form's: all up to the
-    person's next decision), played outside any write lock and stored if the game has not moved
-    on meanwhile. Nothing to play (another tab played it): the table as it is."""
+    """The computer's thinking the table waits for (the page's: one turn; a plain form's: all up
+    to the person's next decision), played outside any write lock and stored if the game has not
+    moved on meanwhile. Nothing to play (a stale form: another request played it): the table as
+    it is."""
     db = session()
     player, row = _owned(db, game_id)
-    current = _check_move_token(player, row, stale_ok=True)  # a stale one: another request played it
-    version, stored, answer = row.version, list(row.record), row.answer
-    if current and row.thinking:
-        turns = _computer_turns()
-        if turns is not None:  # the page's: the turn the answer waits in, else the next computer turn
-            turns = 0 if answer is not None else 1
+    stored = len(row.record)
+    if _check_move_token(player, row, stale_ok=True) and row.thinking:
         try:
-            game = Game(_setup(row), stored, _answer_of(answer), turns=turns)
+            game = _think(row)
         except (MoveError, TableError) as error:  # pragma: no cover - the engine refused a computer's play
             current_app.logger.error("game %s: the computer's turn failed: %s", game_id, error)
+            message = f"The computer's turn could not be played: {error}"
             if _wants_json():
-                return _json_error(f"the computer's turn could not be played: {error}")
-            return render_template("play/table.html", **_table_context(
-                player, row, _stored(row), error=f"The computer's turn could not be played: {error}")), 400
-        with write_transaction() as db:
-            player, row = _owned(db, game_id, lock=True)
-            if row.version == version:
-                row.record, row.thinking = game.round_record()["events"], game.thinking is not None
-                row.answer = None
-                row.finished = game.finished and _last_round(row)
-                if row.finished:
-                    row.totals = _totals(_scores(row), row.players)
-                row.version += 1
+                return _json_error(message)
+            return render_template("play/table.html", **_table_context(player, row, _stored(row), error=message)), 400
+        row = _store_thinking(game_id, row.version, game)
     if _wants_json():
         return Response(json.dumps({"ok": True, "version": row.version}), mimetype="application/json")
     return redirect(url_for("play.table", game_id=game_id, sort=request.form.get("sort") or None,
-                            since=len(stored)), 303)
+                            since=stored), 303)
+
+
+def _think(row: GameRow) -> Game:
+    """The computer's thinking the stored table waits for, played: for the page, the turn the
+    person's answer waits in, else the next computer turn; else up to the person's next decision."""
+    turns = _computer_turns()
+    if turns is not None:
+        turns = 0 if row.answer is not None else 1
+    return Game(_setup(row), row.record, _answer_of(row.answer), turns=turns)
+
+
+def _store_thinking(game_id: str, version: int, game: Game) -> GameRow:
+    """Store what the computer played, if the game is still at ``version``; the row as it is."""
+    with write_transaction() as db:
+        _, row = _owned(db, game_id, lock=True)
+        if row.version == version:
+            row.record, row.thinking, row.answer = game.round_record()["events"], game.thinking is not None, None
+            row.finished = game.finished and _last_round(row)
+            if row.finished:
+                row.totals = _totals(_scores(row), row.players)
+            row.version += 1
+    return row
 
 
 def _computer_turns() -> int | None:
