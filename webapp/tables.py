@@ -37,10 +37,11 @@ from analyzer import (
     TableError,
     Turn,
     card_of,
+    deterministic_work,
     game_record,
     load_rules,
 )
-from arena.duplicate import deal_seed
+from arena.duplicate import WORK, deal_seed
 from arena.policies import PolicyName, Round, Sight, make_policy
 from puzzles.answers import row_readings
 
@@ -211,17 +212,21 @@ class Game:
     def _run(self) -> None:
         table = self.table
         played = 0  # the computer's turns begun past the record
-        try:
-            while not table.finished and not self._stops(played):
-                live = self._live()
-                table.play_turn()
-                played += live
-        except Pause as pause:
-            self.pause = pause
-        except _Stop as stop:
-            self._stopped = stop
-        except TableError as error:
-            raise MoveError(str(error)) from None
+        # The computer thinks as in the arena: every solve bounded by deterministic work (and its
+        # seconds), so the same deal and the same moves give the same game on any machine.
+        # (Caught inside the bound: a frozen exception cannot pass a context manager's exit.)
+        with deterministic_work(WORK):
+            try:
+                while not table.finished and not self._stops(played):
+                    live = self._live()
+                    table.play_turn()
+                    played += live
+            except Pause as pause:
+                self.pause = pause
+            except _Stop as stop:
+                self._stopped = stop
+            except TableError as error:
+                raise MoveError(str(error)) from None
         if self._answer is not None:
             raise MoveError("the table is not waiting for that decision")
         events = self.recorder.round_record()["events"]

@@ -835,3 +835,15 @@ def test_no_hint_while_the_computer_thinks(app: Flask, client: FlaskClient) -> N
     asked = client.post(f"/play/{game_id}/hint", data={"csrf_token": _csrf(waiting), "token": _token(waiting)})
     assert asked.status_code == 400 and "no decision of yours" in asked.text
     assert _row(app, game_id).hints == 0
+
+
+def test_the_same_deal_and_the_same_moves_give_the_same_game(app: Flask, client: FlaskClient) -> None:
+    """A deal played again with the same moves is the same game: the computer players are seeded
+    by the deal, and think under the arena's deterministic work bound (so a loaded machine, which
+    cuts a solve by its seconds only as a last guard, plays the same too)."""
+    records = []
+    for _ in range(2):
+        game_id = _start(client, players="3", strength="simulated", seed="11")
+        _play_round(client, game_id)
+        records.append(_row(app, game_id).record)
+    assert records[0] == records[1] and records[0][-1]["event"] == "score"
