@@ -667,6 +667,17 @@ def _advance(client: FlaskClient, game_id: str, page: str, headers: dict[str, st
                        data={"csrf_token": _csrf(page), "token": _token(page)})
 
 
+def _declined(client: FlaskClient) -> tuple[str, str, str]:
+    """A 4-player game whose person drew through the page (htmx), declining the face-up card the
+    computer players are then offered: its id, the table before the move and the table after."""
+    game_id = _start(client, players="4")
+    page = client.get(f"/play/{game_id}").text
+    moved = client.post(f"/play/{game_id}/move", headers=HTMX,
+                        data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
+    assert moved.status_code == 303
+    return game_id, page, client.get(f"/play/{game_id}").text
+
+
 def test_the_pages_move_is_stored_at_once_and_the_computer_plays_a_turn_a_request(app: Flask,
                                                                                   client: FlaskClient) -> None:
     game_id = _start(client, players="4")
@@ -758,15 +769,10 @@ def test_a_whole_round_plays_through_the_pages_requests(app: Flask, client: Flas
 def test_declining_the_face_up_card_waits_for_the_others_offered_it(app: Flask, client: FlaskClient) -> None:
     """The page's "draw" comes back before the computer players offered the card decide: the
     answer is kept with the game, the record unchanged, until the table asks for their thinking."""
-    game_id = _start(client, players="4")
-    page = client.get(f"/play/{game_id}").text
-    before = _row(app, game_id)
-    moved = client.post(f"/play/{game_id}/move", headers=HTMX,
-                        data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
-    assert moved.status_code == 303
+    game_id, _, page = _declined(client)
     row = _row(app, game_id)
-    assert row.answer == {"kind": "take", "yes": False} and row.thinking and row.record == before.record
-    page = client.get(f"/play/{game_id}").text
+    assert row.answer == {"kind": "take", "yes": False} and row.thinking and [e["event"] for e in row.record] == ["deal"]
+    before = row
     assert "Player 2</strong> is deciding whether to buy the" in page and 'id="advance-form"' in page
     assert 'id="draw"' not in page and 'id="discard-form"' not in page
     assert _move(client, game_id, page, action="take").status_code == 400
@@ -780,11 +786,7 @@ def test_declining_the_face_up_card_waits_for_the_others_offered_it(app: Flask, 
 
 
 def test_advance_refuses_a_forged_replayed_or_strangers_form(app: Flask, client: FlaskClient) -> None:
-    game_id = _start(client, players="4")
-    page = client.get(f"/play/{game_id}").text
-    client.post(f"/play/{game_id}/move", headers=HTMX,
-                data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
-    waiting = client.get(f"/play/{game_id}").text
+    game_id, page, waiting = _declined(client)
     row = _row(app, game_id)
     forged = client.post(f"/play/{game_id}/advance", headers=HTMX, data={"csrf_token": _csrf(page), "token": "x.y"})
     stranger = app.test_client()
@@ -827,11 +829,7 @@ def test_a_move_stored_only_if_the_game_has_not_moved_on_meanwhile(app: Flask, c
 
 
 def test_no_hint_while_the_computer_thinks(app: Flask, client: FlaskClient) -> None:
-    game_id = _start(client, players="4")
-    page = client.get(f"/play/{game_id}").text
-    client.post(f"/play/{game_id}/move", headers=HTMX,
-                data={"csrf_token": _csrf(page), "token": _token(page), "action": "draw"})
-    waiting = client.get(f"/play/{game_id}").text
+    game_id, _, waiting = _declined(client)
     asked = client.post(f"/play/{game_id}/hint", data={"csrf_token": _csrf(waiting), "token": _token(waiting)})
     assert asked.status_code == 400 and "no decision of yours" in asked.text
     assert _row(app, game_id).hints == 0
