@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import enum
+import functools
 import json
 import os
 import random
@@ -80,7 +81,14 @@ def card_id(card: Card, copy_number: int) -> CardId:
 
 def card_of(ident: Any) -> Card:
     """The card an id names: ``7H#2`` is a 7♥. ``ValueError`` for anything else."""
-    match = _ID.fullmatch(ident) if isinstance(ident, str) else None
+    if isinstance(ident, str):
+        return _card_of_id(ident)
+    raise ValueError(f"{_shown(ident)} is no card id (a card id is its token and copy, as 7H#2 or JK#1)")
+
+
+@functools.lru_cache(maxsize=4096)  # a deck's ids are few; a replay reads them thousands of times
+def _card_of_id(ident: str) -> Card:
+    match = _ID.fullmatch(ident)
     if match is None:
         raise ValueError(f"{_shown(ident)} is no card id (a card id is its token and copy, as 7H#2 or JK#1)")
     try:
