@@ -25,18 +25,21 @@ policy per request, shared by their seats, no ``deterministic_work``: the page d
 
 **The web layer** (``--part web``). ``--players`` people (20) play at once through the served
 app: ``rummy-trainer``'s waitress in its own process (``--threads``, 4 by default) on SQLite in
-a temporary folder, the rate limits off. The server runs in a process of its own, not in a thread
+a temporary folder, the rate limits off, the computer's thinking in the app's worker processes
+(``webapp.pool``, one per core). The server runs in a process of its own, not in a thread
 beside the clients, so that the clients' Python never holds the server's GIL: a request's time
 is the server's and the loopback's. Each person (a thread with its own keep-alive connection and
 cookie) starts a ``progressive`` round (rounds 1 to 7 by person, a seed each), then in a loop
-asks the table page, thinks (exponential, mean ``--think`` seconds), and posts a move: draw,
-pass a buy, or discard the last card of the hand (never taking or laying down); a round over,
-a new one. The computer players are ``greedy`` (``--web-strength``) and their thinking is
-measured in the server (the time inside their decisions, in the request's thread) and sent back
-in a header; "move, bots excluded" is each move request's time less its own bots' time. (The
-other requests' bots still share the CPU: the figure errs high, never low.) A static file (the
-favicon) is asked in the same loop as the reference. Printed: count, p50 / p95 / p99 / max per
-kind, the ratio of p99 to the reference's p99, the server's CPU time a request, and the goals.
+asks the table page and, as the page does (htmx requests): while a computer player is to play,
+waits 0.4 s and asks ``/advance`` for its turn; else thinks (exponential, mean ``--think``
+seconds) and posts a move: draw, pass a buy, or discard the last card of the hand (never taking
+or laying down); a round over, a new one. The page's move holds no computer thinking: its time
+is the web layer's (the goal's row). The computer players are ``greedy`` (``--web-strength``);
+the time inside their decisions in the serving process is measured there and sent back in a
+header ("bots in the server": none, as the workers think). A static file (the favicon) is asked
+in the same loop as the reference. Printed: count, p50 / p95 / p99 / max per kind, the ratio of
+p99 to the reference's p99, the server thread's CPU time a request, the server's CPU (its
+workers included), and the goal.
 
 The load average (``os.getloadavg``) is printed before and after: the machines here are shared.
 """
@@ -44,6 +47,7 @@ The load average (``os.getloadavg``) is printed before and after: the machines h
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import html
 import http.client
@@ -51,6 +55,7 @@ import json
 import os
 import random
 import re
+import signal
 import socket
 import statistics
 import subprocess
@@ -86,6 +91,8 @@ WEB_PLAYERS = 20
 WEB_SECONDS = 30.0
 THINK = 1.0  # seconds, a person's mean think time before a move
 REFERENCE = "/static/favicon.svg"
+HTMX = {"HX-Request": "true"}  # the page's own requests: a move holds no computer thinking
+ADVANCE_DELAY = 0.4  # seconds the page waits before asking for the computer's turn (hx-trigger)
 BOT_HEADER = "X-Bot-Seconds"  # the bots' wall and CPU seconds, the request's own CPU seconds (server thread)
 HOST = "127.0.0.1"
 
@@ -296,38 +303,48 @@ def turn_table(results: Mapping[str, TurnFigures]) -> list[str]:
 
 # ---- the web layer -----------------------------------------------------------------------------------
 
-SERVER = """
-import logging, sys, threading, time
+def served_app() -> Any:
+    """The trainer as the benchmark serves it: the rate limits off, each request's bots' thinking
+    and thread CPU time sent back in a header (``BOT_HEADER``), the templates compiled. The
+    database is migrated before (``start_server``)."""
+    from webapp import create_app
+
+    app = create_app({"RATELIMIT_ENABLED": False})
+    clock = _Clock()
+    started = threading.local()
+
+    @app.before_request
+    def _start() -> None:
+        clock.reset()
+        started.cpu = time.thread_time()
+
+    @app.after_request
+    def _bots(response: Any) -> Any:
+        response.headers[BOT_HEADER] = f"{clock.spent:.6f} {clock.cpu:.6f} {time.thread_time() - started.cpu:.6f}"
+        return response
+
+    with app.app_context():
+        for name in app.jinja_env.list_templates(filter_func=lambda name: name.endswith(".html")):
+            app.jinja_env.get_template(name)
+    timing = contextlib.ExitStack()  # for the server's life
+    timing.enter_context(timed_computer(clock))
+    app.extensions["benchmark timing"] = timing
+    return app
+
+
+MIGRATE = "from webapp import create_app; from webapp.db import upgrade; upgrade(create_app().config['DATABASE_URL'])"
+WAITRESS = """
+import logging, sys
 import waitress.server
-import webapp.tables
-from benchmarks.play import BOT_HEADER, _Clock, timed_computer
-from webapp import create_app
-from webapp.db import upgrade
+from benchmarks.play import served_app
 
 logging.getLogger("waitress").setLevel(logging.ERROR)
-app = create_app({"RATELIMIT_ENABLED": False})
-upgrade(app.config["DATABASE_URL"])
-clock = _Clock()
-
-started = threading.local()
-
-@app.before_request
-def _start():
-    clock.reset()
-    started.cpu = time.thread_time()
-
-@app.after_request
-def _bots(response):
-    response.headers[BOT_HEADER] = f"{clock.spent:.6f} {clock.cpu:.6f} {time.thread_time() - started.cpu:.6f}"
-    return response
-
-with app.app_context():
-    for name in app.jinja_env.list_templates(filter_func=lambda name: name.endswith(".html")):
-        app.jinja_env.get_template(name)
-with timed_computer(clock):
-    server = waitress.server.create_server(app, host="127.0.0.1", port=int(sys.argv[1]), threads=int(sys.argv[2]))
-    print("ready", flush=True)
+server = waitress.server.create_server(served_app(), host="127.0.0.1", port=int(sys.argv[1]), threads=int(sys.argv[2]))
+print("ready", flush=True)
+try:
     server.run()
+except KeyboardInterrupt:
+    pass
 """
 
 
@@ -337,15 +354,39 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def start_server(port: int, threads: int, instance: Path) -> subprocess.Popen[str]:
+def start_server(port: int, threads: int, instance: Path, processes: int) -> subprocess.Popen[str]:
+    """The served app in a process of its own: waitress (``rummy-trainer``'s server) for one
+    process, gunicorn's ``processes`` workers of ``threads`` threads each (docs/serving.md) for more."""
     environment = {**os.environ, "RUMMY_INSTANCE_PATH": str(instance)}
     environment.pop("DATABASE_URL", None)
-    server = subprocess.Popen([sys.executable, "-c", SERVER, str(port), str(threads)], env=environment,
-                              stdout=subprocess.PIPE, text=True, cwd=Path(__file__).resolve().parent.parent)
-    assert server.stdout is not None
-    if server.stdout.readline().strip() != "ready":
-        raise SystemExit("the server did not start")
+    root = Path(__file__).resolve().parent.parent
+    subprocess.run([sys.executable, "-c", MIGRATE], env=environment, cwd=root, check=True)
+    if processes == 1:
+        command = [sys.executable, "-c", WAITRESS, str(port), str(threads)]
+    else:
+        command = [sys.executable, "-m", "gunicorn", "--workers", str(processes), "--threads", str(threads),
+                   "--bind", f"{HOST}:{port}", "--keep-alive", "120", "--log-level", "error", "benchmarks.play:served_app()"]
+    server = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, text=True, cwd=root)
+    if processes == 1:
+        assert server.stdout is not None
+        if server.stdout.readline().strip() != "ready":
+            raise SystemExit("the server did not start")
+    else:
+        _wait_for(port, server)
     return server
+
+
+def _wait_for(port: int, server: subprocess.Popen[str]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit("the server did not start (is gunicorn installed? pip install gunicorn)")
+        try:
+            with socket.create_connection((HOST, port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.2)
+    raise SystemExit("the server did not start")
 
 
 CSRF = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
@@ -360,9 +401,10 @@ class _Person:
         self.connection = http.client.HTTPConnection(HOST, port, timeout=120)
         self.cookies: dict[str, str] = {}
 
-    def ask(self, method: str, path: str, form: Mapping[str, str] | None = None
-            ) -> tuple[int, str, http.client.HTTPMessage, float]:
+    def ask(self, method: str, path: str, form: Mapping[str, str] | None = None,
+            extra: Mapping[str, str] | None = None) -> tuple[int, str, http.client.HTTPMessage, float]:
         headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in self.cookies.items())} if self.cookies else {}
+        headers.update(extra or {})
         body = None
         if form is not None:
             body = urlencode(form)
@@ -381,7 +423,8 @@ class _Person:
 @dataclass
 class WebFigures:
     times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
-    bots: list[float] = field(default_factory=list)  # each move request's own bots' thinking
+    # each move's and advance's own bots' thinking in the serving process (none: it is the workers')
+    bots: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     cpu: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # the server thread's CPU
     failures: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -393,7 +436,7 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
     rng = random.Random(f"play-bench/{number}")
     person = _Person(port)
     mine: dict[str, list[float]] = defaultdict(list)
-    bots: list[float] = []
+    bots: dict[str, list[float]] = defaultdict(list)
     cpu: dict[str, list[float]] = defaultdict(list)
     seed = number * 1000
 
@@ -416,6 +459,22 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
         mine["start a round"].append(seconds)
         return str(headers["Location"]).rsplit("/", 1)[1]
 
+    def form_of(page: str) -> dict[str, str]:
+        csrf, token = CSRF.search(page), TOKEN.search(page)
+        if not csrf or not token:
+            fail("the table's forms", 200, page)
+        assert csrf is not None and token is not None
+        return {"csrf_token": csrf.group(1), "token": html.unescape(token.group(1))}
+
+    def post(kind: str, path: str, form: dict[str, str]) -> None:
+        status, text, headers, seconds = person.ask("POST", path, form, HTMX)
+        if status != 303:
+            fail(f"the {kind} {form.get('action', '')}", status, text)
+        mine[kind].append(seconds)
+        bot_wall, _, request_cpu = (float(x) for x in headers.get(BOT_HEADER, "0 0 0").split())
+        bots[kind].append(bot_wall)
+        cpu[kind].append(request_cpu)
+
     try:
         game = start()
         while time.perf_counter() < deadline:
@@ -429,12 +488,12 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
             if 'id="play-end"' in page:
                 game = start()
                 continue
+            if 'id="advance-form"' in page:  # the page asks for the computer's next turn, after a pause
+                time.sleep(ADVANCE_DELAY)
+                post("advance", f"/play/{game}/advance", form_of(page))
+                continue
             time.sleep(rng.expovariate(1 / think) if think > 0 else 0)
-            csrf, token = CSRF.search(page), TOKEN.search(page)
-            if not csrf or not token:
-                fail("the table's forms", 200, page)
-            assert csrf is not None and token is not None
-            form = {"csrf_token": csrf.group(1), "token": html.unescape(token.group(1))}
+            form = form_of(page)
             if 'id="draw"' in page:
                 form["action"] = "draw"
             elif 'id="pass"' in page:
@@ -442,15 +501,7 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
             else:
                 hand = CARD.findall(page.split('id="hand"', 1)[1].split("</p>", 1)[0])
                 form.update(action="discard", card=hand[-1])
-            status, text, headers, seconds = person.ask("POST", f"/play/{game}/move", form)
-            if status != 303:
-                fail(f"the move {form['action']}", status, text)
-            mine["move"].append(seconds)
-            bot_wall, bot_cpu, request_cpu = (float(x) for x in headers.get(BOT_HEADER, "0 0 0").split())
-            bots.append(bot_wall)
-            cpu["move"].append(request_cpu)
-            cpu["move, bots excluded"].append(request_cpu - bot_cpu)
-            cpu["bots' thinking in a move"].append(bot_cpu)
+            post("move", f"/play/{game}/move", form)
     except (RuntimeError, OSError, http.client.HTTPException) as error:
         figures.failures.append(f"person {number}: {error}")
     finally:
@@ -458,16 +509,17 @@ def _one_person(port: int, number: int, deadline: float, think: float, strength:
         with figures.lock:
             for kind, times in mine.items():
                 figures.times[kind].extend(times)
-            figures.bots.extend(bots)
+            for kind, times in bots.items():
+                figures.bots[kind].extend(times)
             for kind, times in cpu.items():
                 figures.cpu[kind].extend(times)
 
 
-def web_load(players: int, seconds: float, think: float, threads: int, strength: str) -> WebFigures:
+def web_load(players: int, seconds: float, think: float, threads: int, strength: str, processes: int) -> WebFigures:
     figures = WebFigures()
     with tempfile.TemporaryDirectory() as instance:
         port = _free_port()
-        server = start_server(port, threads, Path(instance))
+        server = start_server(port, threads, Path(instance), processes)
         try:
             warm = WebFigures()  # imports, templates, the first deals: not counted
             _one_person(port, 10_000, time.perf_counter() + 1.0, 0.0, strength, warm)
@@ -485,44 +537,48 @@ def web_load(players: int, seconds: float, think: float, threads: int, strength:
             figures.seconds = time.perf_counter() - started
             figures.server_cpu = cpu_seconds(server.pid) - cpu_before
         finally:
-            server.terminate()
-            server.wait()
+            server.send_signal(signal.SIGINT)  # as Ctrl-C: its exit handlers stop the workers
+            try:
+                server.wait(30)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
     return figures
 
 
-def web_table(figures: WebFigures, players: int, think: float, threads: int, strength: str) -> list[str]:
-    moves = figures.times.get("move", [])
+def web_table(figures: WebFigures, players: int, think: float, threads: int, strength: str,
+              processes: int) -> list[str]:
     rows = dict(figures.times)
-    if moves:
-        rows["move, bots excluded"] = [m - b for m, b in zip(moves, figures.bots, strict=True)]
-        rows["bots' thinking in a move"] = list(figures.bots)
+    for kind in ("move", "advance"):
+        rows[f"bots in the server: {kind}"] = figures.bots.get(kind, [])
     reference = figures.times.get("reference: static file") or [float("nan")]
     ref99 = percentile(reference, 0.99)
-    lines = [(f"{players} people, think {think:g} s (mean), {figures.seconds:.1f} s; server: waitress, "
-              f"{threads} threads, SQLite; computer players {strength}"),
+    server = f"waitress, {threads} threads" if processes == 1 else f"gunicorn, {processes} processes of {threads} threads"
+    lines = [(f"{players} people, think {think:g} s (mean), {figures.seconds:.1f} s; server: {server}, "
+              f"SQLite; computer players {strength}"),
              f"{'':28} {'n':>5} {'p50':>8} {'p95':>8} {'p99':>8} {'max':>8}   (ms)  p99/ref  goal"]
-    order = ("table page", "move", "move, bots excluded", "bots' thinking in a move", "start a round",
-             "reference: static file")
+    order = ("table page", "move", "advance", "bots in the server: move", "bots in the server: advance",
+             "start a round", "reference: static file")
     for kind in order:
         times = rows.get(kind)
         if not times:
             continue
         p99 = percentile(times, 0.99)
         goal = ""
-        if kind == "move, bots excluded":
+        if kind == "move":
             goal = f"p99 <= {GOAL_MOVE_P99 * 1000:.0f} ms: {'met' if p99 <= GOAL_MOVE_P99 else 'NOT met'}"
         lines.append(f"{kind:28} {len(times):>5} {_ms(statistics.median(times))} {_ms(percentile(times, 0.95))} "
                      f"{_ms(p99)} {_ms(max(times))}   {p99 / ref99:6.1f}  {goal}")
     lines.append("the server thread's CPU time of a request (less load-dependent than wall time):")
-    for kind in ("table page", "move", "move, bots excluded", "bots' thinking in a move"):
+    for kind in ("table page", "move", "advance"):
         times = figures.cpu.get(kind)
         if times:
             lines.append(f"  {kind:26} {len(times):>5} {_ms(statistics.median(times))} {_ms(percentile(times, 0.95))} "
                          f"{_ms(percentile(times, 0.99))} {_ms(max(times))}")
     served = sum(len(times) for times in figures.times.values())
     if served:
-        lines.append(f"{served / figures.seconds:.1f} requests/s; the server's CPU {figures.server_cpu / served * 1000:.1f}"
-                     f" ms a request (static files included), {figures.server_cpu / figures.seconds:.2f} cores "
+        lines.append(f"{served / figures.seconds:.1f} requests/s; the server's CPU (its workers included) "
+                     f"{figures.server_cpu / served * 1000:.1f} ms a request (static files included), {figures.server_cpu / figures.seconds:.2f} cores "
                      f"busy of {os.cpu_count()}")
     return lines
 
@@ -560,7 +616,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=_positive_int, default=WEB_PLAYERS, help="people at once on the web")
     parser.add_argument("--seconds", type=_seconds, default=WEB_SECONDS, help="the web load's length")
     parser.add_argument("--think", type=_seconds, default=THINK, help="a person's mean think time, seconds")
-    parser.add_argument("--threads", type=_positive_int, default=4, help="the server's threads")
+    parser.add_argument("--threads", type=_positive_int, default=4, help="the server's threads (a process's)")
+    parser.add_argument("--processes", type=_positive_int, default=1,
+                        help="serving processes: 1, waitress (rummy-trainer's); more, gunicorn's workers "
+                             "(docs/serving.md; pip install gunicorn)")
     parser.add_argument("--web-strength", choices=STRENGTHS, default="greedy")
     args = parser.parse_args(argv)
     if args.quick:
@@ -577,9 +636,9 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         print(f"load average: {_load()}")
     if args.part in ("web", "both"):
-        figures = web_load(args.players, args.seconds, args.think, args.threads, args.web_strength)
+        figures = web_load(args.players, args.seconds, args.think, args.threads, args.web_strength, args.processes)
         print("The web layer: moves through the served app")
-        for line in web_table(figures, args.players, args.think, args.threads, args.web_strength):
+        for line in web_table(figures, args.players, args.think, args.threads, args.web_strength, args.processes):
             print(line)
         if figures.failures:
             print(f"{len(figures.failures)} people stopped on a failed request, e.g. {figures.failures[0]}")

@@ -11,7 +11,8 @@ game and the game's move count: a form sent twice, or for another game or player
 (400) and nothing changes. A game is its owner's alone: anyone else gets 404.
 
 The engine checks every move server-side; an illegal one is refused with its message (the
-table again, 400) and nothing is stored. The computer's turns are played on the server. The page
+table again, 400) and nothing is stored. The computer's turns are played on the server, by the
+app's worker processes (``webapp.pool``: its Python never holds the serving threads). The page
 itself (htmx) is never held by them: its move stores the person's decision (and the turn it
 belongs to) at once, and the table, while a computer player is to play, asks
 ``/play/<id>/advance`` for one computer turn at a time, showing each as it comes. A plain form (no
@@ -55,17 +56,20 @@ from analyzer.render import render_advice
 from webapp.db import Game as GameRow
 from webapp.db import Player, session, write_transaction
 from webapp.players import current_player
+from webapp.pool import Busy, in_worker
 from webapp.safety import spend, spend_analysis
 from webapp.tables import (
     STRENGTHS,
     Game,
     MoveError,
     Pause,
+    Played,
     Setup,
     apply_step,
     lay_down_melds,
     parse_card,
     play_of,
+    play_on,
     points_of,
     random_seed,
     round_seed,
@@ -415,36 +419,44 @@ def advance(game_id: str) -> ResponseReturnValue:
     stored = len(row.record)
     if _check_move_token(player, row, stale_ok=True) and row.thinking:
         try:
-            game = _think(row)
+            played = _think(row)
+        except Busy as busy:  # every worker busy: the table as it is, "Continue" to ask again
+            return _refused(player, row, str(busy.description), busy.code or 503)
         except (MoveError, TableError) as error:  # pragma: no cover - the engine refused a computer's play
             current_app.logger.error("game %s: the computer's turn failed: %s", game_id, error)
-            message = f"The computer's turn could not be played: {error}"
-            if _wants_json():
-                return _json_error(message)
-            return render_template("play/table.html", **_table_context(player, row, _stored(row), error=message)), 400
-        row = _store_thinking(game_id, row.version, game)
+            return _refused(player, row, f"The computer's turn could not be played: {error}", 400)
+        row = _store_thinking(game_id, row.version, played)
     if _wants_json():
         return Response(json.dumps({"ok": True, "version": row.version}), mimetype="application/json")
     return redirect(url_for("play.table", game_id=game_id, sort=request.form.get("sort") or None,
                             since=stored), 303)
 
 
-def _think(row: GameRow) -> Game:
-    """The computer's thinking the stored table waits for, played: for the page, the turn the
-    person's answer waits in, else the next computer turn; else up to the person's next decision."""
+def _refused(player: Player, row: GameRow, message: str, status: int) -> ResponseReturnValue:
+    """The stored table with ``message`` (or the JSON error), nothing changed."""
+    if _wants_json():
+        response, _ = _json_error(message)
+        return response, status
+    return render_template("play/table.html", **_table_context(player, row, _stored(row), error=message)), status
+
+
+def _think(row: GameRow) -> Played:
+    """The computer's thinking the stored table waits for, played by a worker process
+    (``webapp.pool``): for the page, the turn the person's answer waits in, else the next
+    computer turn; else up to the person's next decision."""
     turns = _computer_turns()
     if turns is not None:
         turns = 0 if row.answer is not None else 1
-    return Game(_setup(row), row.record, _answer_of(row.answer), turns=turns)
+    return in_worker(play_on, _setup(row), row.record, _answer_of(row.answer), turns, True)
 
 
-def _store_thinking(game_id: str, version: int, game: Game) -> GameRow:
+def _store_thinking(game_id: str, version: int, played: Played) -> GameRow:
     """Store what the computer played, if the game is still at ``version``; the row as it is."""
     with write_transaction() as db:
         _, row = _owned(db, game_id, lock=True)
         if row.version == version:
-            row.record, row.thinking, row.answer = game.round_record()["events"], game.thinking is not None, None
-            row.finished = game.finished and _last_round(row)
+            row.record, row.thinking, row.answer = played.events, played.thinking, None
+            row.finished = played.finished and _last_round(row)
             if row.finished:
                 row.totals = _totals(_scores(row), row.players)
             row.version += 1
@@ -601,14 +613,20 @@ def _advance(state: _State, setup: Setup, answer: dict[str, Any]) -> None:
     page, without the computer's thinking (the answer kept waiting for it, if its turn needs
     it: the others offered the card the person declined); else to the person's next decision."""
     turns = _computer_turns()
-    game = Game(setup, state.record, _answer_of(answer), turns=turns, think=turns is None)
+    think = turns is None
+    # The computer's thinking in a worker process; the page's own move has none (here, at once).
+    played = (in_worker if think else _here)(play_on, setup, state.record, _answer_of(answer), turns, think)
     state.pending = []
-    if game.stopped_mid_turn:
+    if played.stopped_mid_turn:
         state.thinking, state.answer = True, answer
         return
-    state.record = game.round_record()["events"]
-    state.finished = game.finished
-    state.thinking, state.answer = game.thinking is not None, None
+    state.record = played.events
+    state.finished = played.finished
+    state.thinking, state.answer = played.thinking, None
+
+
+def _here(function: Callable[..., Played], *args: Any) -> Played:
+    return function(*args)
 
 
 # ---- hints, the record, the review, again --------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Analyses served from a bounded pool of worker processes, one per core.
+"""Analyses, and the /play computer players' thinking, served from a bounded pool of worker
+processes, one per core.
 
 The solver is Python around CP-SAT, which releases the GIL only while it searches: in one
 process, the threads serving analyses take turns on one core, and a slow answer holds up every
@@ -12,7 +13,9 @@ when to ask again.
 costs nothing; otherwise the client's analysis budget is spent (``safety.spend_analysis``) and
 a worker answers with ``webapp.questions.answer`` itself (in a small app of its own, so the
 question is read and answered by the same code either way); the answer is kept in this
-process's cache when ``questions.answer`` would have kept it.
+process's cache when ``questions.answer`` would have kept it. ``in_worker(function, ...)`` runs
+any other such work there (the /play table's computer turns, ``webapp.tables.play_on``): the
+serving process's threads then never wait on its Python for the GIL.
 """
 
 from __future__ import annotations
@@ -22,9 +25,10 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
+from typing import Any, TypeVar
 
 from flask import Flask, current_app
 from werkzeug.exceptions import ServiceUnavailable
@@ -32,6 +36,8 @@ from werkzeug.exceptions import ServiceUnavailable
 from analyzer import Question, QuestionError
 from webapp import questions
 from webapp.safety import spend_analysis
+
+T = TypeVar("T")
 
 QUEUED_PER_WORKER = 4  # questions waiting for each worker, at most
 QUEUE_WAIT = 10.0  # seconds a question may wait for a place in the queue
@@ -60,6 +66,15 @@ def answer(question: Question) -> dict[str, Any]:
     return answered
 
 
+def in_worker(function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)`` worked out by a worker (a module's function, its arguments and result
+    pickled; its exceptions raised here), or in this thread when the app has no workers."""
+    workers = _workers(current_app)
+    if workers == 0:
+        return function(*args)
+    return _pool(workers).call(function, *args)
+
+
 def _workers(app: Flask) -> int:
     configured = app.config.get("ANALYSIS_WORKERS")
     if configured is None:
@@ -84,19 +99,27 @@ class Pool:
                 # that has imported the analyser once makes each worker quickly.
                 context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
                 if context.get_start_method() == "forkserver":
-                    context.set_forkserver_preload([__name__])
+                    context.set_forkserver_preload([__name__, "webapp.tables"])
                 self._executor = ProcessPoolExecutor(self.workers, mp_context=context, initializer=_watch,
                                                      initargs=(os.getpid(),))
             return self._executor
 
     def run(self, question: Question) -> tuple[dict[str, Any], bool]:
         """The answer and whether to keep it in the cache; a ``QuestionError`` as the question's."""
+        outcome, value, keep = self.call(_answer_in_worker, question)
+        if outcome == "error":
+            raise QuestionError(value)
+        return value, keep
+
+    def call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a worker, once a place in the queue is free (``Busy`` if none
+        is within ``QUEUE_WAIT`` seconds, or if the worker died)."""
         if not self._places.acquire(timeout=QUEUE_WAIT):
             raise Busy(retry_after=2)
         try:
             executor = self._started()
             try:
-                outcome, value, keep = executor.submit(_answer_in_worker, question).result()
+                return executor.submit(function, *args).result()
             except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh next time
                 with self._lock:
                     if self._executor is executor:
@@ -105,9 +128,6 @@ class Pool:
                 raise Busy(retry_after=2) from None
         finally:
             self._places.release()
-        if outcome == "error":
-            raise QuestionError(value)
-        return value, keep
 
     def shutdown(self) -> None:
         with self._lock:
@@ -139,13 +159,17 @@ def _shut_down() -> None:
 # ---- in the worker -----------------------------------------------------------------------------------
 
 _worker_app: Flask | None = None
+WORKER_NICENESS = 5
 WATCH_EVERY = 1.0  # seconds between a worker's looks at the server that started it
 
 
 def _watch(server: int) -> None:
-    """A worker's first act: a thread that ends the worker when the server process is gone. A
-    server stopped by a signal runs no exit handler, and its workers (children of the fork
-    server, not of it) would otherwise wait on their queue for ever."""
+    """A worker's first act: a lower priority than the serving process's (``WORKER_NICENESS``:
+    where the cores are all busy, a page is served before a worker's long thinking goes on),
+    then a thread that ends the worker when the server process is gone. A server stopped by a
+    signal runs no exit handler, and its workers (children of the fork server, not of it) would
+    otherwise wait on their queue for ever."""
+    os.nice(WORKER_NICENESS)
     def watch() -> None:
         while True:
             time.sleep(WATCH_EVERY)

@@ -307,6 +307,23 @@ _ASKS = {"take": "take the face-up card or draw", "buy": "buy the discard or pas
          "play": "play your turn (lay down, lay off, discard)"}
 
 
+@dataclass(frozen=True)
+class Played:
+    """What playing on made of a game (``play_on``): plain values, as a worker process sends them."""
+
+    events: list[dict[str, Any]]  # the round's record, as stored
+    finished: bool
+    thinking: bool  # stopped before more of the computer's thinking (``Game.thinking``)
+    stopped_mid_turn: bool
+
+
+def play_on(setup: Setup, stored: Sequence[Mapping[str, Any]], answer: tuple[str, Any] | None,
+            turns: int | None, think: bool) -> Played:
+    """The game rebuilt and played on as ``Game`` does with these arguments; what it made."""
+    game = Game(setup, stored, answer, turns=turns, think=think)
+    return Played(game.round_record()["events"], game.finished, game.thinking is not None, game.stopped_mid_turn)
+
+
 # ---- the person's steps ---------------------------------------------------------------------------
 
 

@@ -845,3 +845,41 @@ def test_the_same_deal_and_the_same_moves_give_the_same_game(app: Flask, client:
         _play_round(client, game_id)
         records.append(_row(app, game_id).record)
     assert records[0] == records[1] and records[0][-1]["event"] == "score"
+
+
+def test_the_computers_thinking_is_done_by_a_worker_process(tmp_path: Any, monkeypatch: Any) -> None:
+    """The computer's turns are played in ``webapp.pool``'s worker processes, never in the
+    serving process: here the computer players cannot think at all, and the table plays on."""
+    from tests.webapp.conftest import make_app
+    from webapp import tables
+
+    app = make_app(tmp_path, ANALYSIS_WORKERS=1)
+    client = app.test_client()
+    game_id, _, waiting = _declined(client)
+
+    def nowhere(*args: Any) -> None:
+        raise AssertionError("a computer player thought in the serving process")
+
+    monkeypatch.setattr(tables.Game, "policy", nowhere)
+    before = _row(app, game_id)
+    assert _advance(client, game_id, waiting, HTMX).status_code == 303
+    after = _row(app, game_id)
+    assert after.version == before.version + 1 and len(after.record) > len(before.record)
+    assert after.record[:len(before.record)] == before.record
+
+
+def test_a_busy_pool_leaves_the_table_as_it_was(app: Flask, client: FlaskClient, monkeypatch: Any) -> None:
+    from webapp import play
+    from webapp.pool import Busy
+
+    game_id, _, waiting = _declined(client)
+    before = _row(app, game_id)
+
+    def busy(*args: Any) -> None:
+        raise Busy(retry_after=2)
+
+    monkeypatch.setattr(play, "in_worker", busy)
+    answer = _advance(client, game_id, waiting, HTMX)
+    assert answer.status_code == 503 and "busy" in answer.text and 'id="advance-form"' in answer.text
+    after = _row(app, game_id)
+    assert (after.version, after.record, after.thinking) == (before.version, before.record, True)

@@ -12,7 +12,7 @@ def test_the_quick_run_prints_the_turns_and_the_web_layer(capsys: pytest.Capture
     assert main(["--quick", "--strengths", "greedy", "simulated", "--players", "2", "--seconds", "1"]) == 0
     printed = capsys.readouterr().out
     for row in ("greedy: a computer turn", "simulated: a computer turn", "replaying the record (reference)",
-                "p95 <= 200 ms", "table page", "move, bots excluded", "reference: static file",
+                "p95 <= 200 ms", "table page", "move ", "reference: static file",
                 "p99 <= 100 ms", "load average at the end"):
         assert row in printed, row
 
