@@ -44,6 +44,7 @@ from analyzer import (
     PlacedMeld,
     RecordError,
     Review,
+    Rules,
     Table,
     TableError,
     Turn,
@@ -661,15 +662,24 @@ def _hint(game: Game, row: GameRow) -> str | None:
         offered = None
     else:
         offered = pause.card
-    seen = list(position.seen)
     spend_analysis()  # a solver run, from the analysis pages' budget
+    try:  # worked out by a worker process, as the analysis page's answers are
+        return in_worker(_advice_text, list(hand), game.rules, row.round, row.players, list(position.seen),
+                         pause.kind == "play", offered if pause.kind == "buy" else None,
+                         position.buys_used, position.bought_last)
+    except Busy as busy:
+        return str(busy.description)
+
+
+def _advice_text(hand: list[Card], rules: Rules, number: int, players: int, seen: list[Card], discards: bool,
+                 buy: Card | None, buys_used: int, bought_last: bool) -> str:
+    """The hint's text: ``advise`` rendered, or why the analyser cannot advise."""
     try:
-        advice = advise(list(hand), game.rules, row.round, players=row.players, seen=seen,
-                        discards=pause.kind == "play", buy=offered if pause.kind == "buy" else None,
-                        time_limit=HINT_SECONDS, buys_used=position.buys_used, bought_last=position.bought_last)
+        advice = advise(hand, rules, number, players=players, seen=seen, discards=discards, buy=buy,
+                        time_limit=HINT_SECONDS, buys_used=buys_used, bought_last=bought_last)
     except (ValueError, TypeError) as error:
         return f"The analyser cannot advise here: {error}"
-    return render_advice(advice, game.rules, row.players)
+    return render_advice(advice, rules, players)
 
 
 @blueprint.get("/play/<game_id>/record.json")
