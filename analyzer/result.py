@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from analyzer.cards import Card, Rank, faces, sorted_cards, tokens
 from analyzer.rules import MeldKind, MeldSpec
@@ -18,6 +18,22 @@ class PlacedMeld:
     kind: MeldKind
     cards: tuple[Card, ...]
     stands_for: tuple[Card, ...]
+
+    def __post_init__(self) -> None:
+        # Worked out once, as a card's: the advice once down looks melds and tables of melds up
+        # millions of times a decision (the hash of every card of a meld, each time: profiled,
+        # a third of a slow take-or-draw decision). The dataclass's own hash, so nothing else moves.
+        object.__setattr__(self, "_hash", hash((self.kind, self.cards, self.stands_for)))
+
+    if TYPE_CHECKING:  # set in __post_init__; not a dataclass field when the program runs
+        _hash: int = field(init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __reduce__(self) -> tuple[type[PlacedMeld], tuple[MeldKind, tuple[Card, ...], tuple[Card, ...]]]:
+        # Made anew when unpickled: an enum's hash differs between processes.
+        return PlacedMeld, (self.kind, self.cards, self.stands_for)
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind.value, "cards": tokens(self.cards), "as": tokens(self.stands_for)}
