@@ -391,10 +391,9 @@ def move(game_id: str) -> ResponseReturnValue:
     try:
         _make_move(setup, state, request.form)
     except (MoveError, TableError) as error:  # nothing was changed: the table again, with the message
-        if _wants_json():
-            return _json_error(str(error))
-        game = _stored(row)
-        return render_template("play/table.html", **_table_context(player, row, game, error=str(error))), 400
+        return _refused(player, row, str(error), 400)
+    except Busy as busy:  # a plain form's move, every worker busy: nothing changed
+        return _refused(player, row, str(busy.description), busy.code or 503)
     with write_transaction() as db:
         player, row = _owned(db, game_id, lock=True)
         if row.version != version:
@@ -616,7 +615,8 @@ def _advance(state: _State, setup: Setup, answer: dict[str, Any]) -> None:
     turns = _computer_turns()
     think = turns is None
     # The computer's thinking in a worker process; the page's own move has none (here, at once).
-    played = (in_worker if think else _here)(play_on, setup, state.record, _answer_of(answer), turns, think)
+    arguments = (setup, state.record, _answer_of(answer), turns, think)
+    played = in_worker(play_on, *arguments) if think else play_on(*arguments)
     state.pending = []
     if played.stopped_mid_turn:
         state.thinking, state.answer = True, answer
@@ -624,10 +624,6 @@ def _advance(state: _State, setup: Setup, answer: dict[str, Any]) -> None:
     state.record = played.events
     state.finished = played.finished
     state.thinking, state.answer = played.thinking, None
-
-
-def _here(function: Callable[..., Played], *args: Any) -> Played:
-    return function(*args)
 
 
 # ---- hints, the record, the review, again --------------------------------------------------------

@@ -883,3 +883,22 @@ def test_a_busy_pool_leaves_the_table_as_it_was(app: Flask, client: FlaskClient,
     assert answer.status_code == 503 and "busy" in answer.text and 'id="advance-form"' in answer.text
     after = _row(app, game_id)
     assert (after.version, after.record, after.thinking) == (before.version, before.record, True)
+
+
+def test_a_plain_forms_move_with_the_pool_busy_changes_nothing(app: Flask, client: FlaskClient,
+                                                                  monkeypatch: Any) -> None:
+    from webapp import play
+    from webapp.pool import Busy
+
+    game_id = _start(client)
+    page = client.get(f"/play/{game_id}").text
+    before = _row(app, game_id)
+
+    def busy(*args: Any) -> None:
+        raise Busy(retry_after=2)
+
+    monkeypatch.setattr(play, "in_worker", busy)
+    answer = _move(client, game_id, page, action="draw")  # a plain form: the computer's turns think
+    assert answer.status_code == 503 and "busy" in answer.text and 'id="draw"' in answer.text
+    after = _row(app, game_id)
+    assert (after.version, after.record) == (before.version, before.record)
