@@ -38,7 +38,8 @@ _HOMES = {
     "analyzer.command": ("end_on_interrupt",),
     "analyzer.down": ("DownAdvice", "DownRow", "DrawOption", "FaceUp", "FaceUpChoice", "advise_down", "read_melds",
                       "read_table"),
-    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyObjective", "BuyOption", "Verdict", "why_still"),
+    "analyzer.buy": ("AdviceError", "BuyAdvice", "BuyAnswer", "BuyObjective", "BuyOption", "Verdict", "answer_buy",
+                     "why_still"),
     "analyzer.cards": ("JOKER", "Card", "CardError", "Rank", "Suit", "parse_cards"),
     "analyzer.hand": ("HandError", "read_hand"),
     "analyzer.melds": ("HIGH_ACE", "LOW_ACE", "card_at", "card_places", "run_ends", "run_span", "wild_cards"),
@@ -74,6 +75,7 @@ __all__ = [
     "Advice",
     "AdviceError",
     "BuyAdvice",
+    "BuyAnswer",
     "BuyObjective",
     "BuyOption",
     "Card",
@@ -135,6 +137,7 @@ __all__ = [
     "advise_down",
     "analyze",
     "answer",
+    "answer_buy",
     "card_at",
     "card_of",
     "card_places",
@@ -175,7 +178,16 @@ if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
     from analyzer.api import advise, analyze
     from analyzer.arguments import OptionError
-    from analyzer.buy import AdviceError, BuyAdvice, BuyObjective, BuyOption, Verdict, why_still
+    from analyzer.buy import (
+        AdviceError,
+        BuyAdvice,
+        BuyAnswer,
+        BuyObjective,
+        BuyOption,
+        Verdict,
+        answer_buy,
+        why_still,
+    )
     from analyzer.cards import JOKER, Card, CardError, Rank, Suit, parse_cards
     from analyzer.command import end_on_interrupt
     from analyzer.down import (

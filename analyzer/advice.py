@@ -7,8 +7,9 @@ Three questions a player asks once the analyser has said how far a hand is from 
   (the deck's copies less those in the hand, those the player has seen and the offered card);
 - **the discard table**: for each distinct card of the hand, how the hand stands without it
   (cards away, unseen outs, points kept), ranked best first;
-- **should you buy?**: passing and buying the offered discard compared by a simulated player,
-  with a verdict (``analyzer.buy``).
+- **should you buy?**: buy the offered discard when it is one of the outs, else pass (the
+  advice's answer, a rule measured in play); beside it, passing and buying compared by a
+  simulated player, with that simulation's verdict (``analyzer.buy``).
 
 Solver answers come through ``RoundSolver``, memoised by hand within one ``advise`` call.
 
@@ -33,7 +34,9 @@ from analyzer.buy import (
     DEFAULT_TURN,
     AdviceError,
     BuyAdvice,
+    BuyAnswer,
     BuyObjective,
+    answer_buy,
     buy_verdict,
     check_buy_allowed,
     check_simulation,
@@ -92,21 +95,24 @@ class DiscardRow:
 
 @dataclass(frozen=True)
 class Advice:
-    """The analysis of a hand with its outs and, when asked, the discard table and a buy verdict."""
+    """The analysis of a hand with its outs and, when asked, the discard table, the answer to an
+    offered discard and the simulated buy verdict beside it."""
 
     lay_down: LayDown
     seen: tuple[Card, ...]  # cards the player has seen (the offered card not among them)
     outs: tuple[Out, ...]  # in card order; empty when the hand can lay down or never can
     unseen_outs: int
     discards: tuple[DiscardRow, ...] | None  # best first; None when not asked
-    buy: BuyAdvice | None  # None when not asked
+    buy: BuyAdvice | None  # the simulated verdict; None when no discard is offered or not simulated
     # What the time budget left undone (empty: everything was finished):
     outs_complete: bool = True  # False: the search for outs was cut short, there may be more
     unranked: tuple[Card, ...] = ()  # discards the table could not rank in time
     unfinished: tuple[str, ...] = ()  # the same, and the buy verdict's, in words
+    buy_answer: BuyAnswer | None = None  # the advice's answer to the offered discard; None when none is offered
 
     def to_dict(self) -> dict[str, Any]:
-        """The lay-down's dict with the advice keys added (``discards``, ``buy``: null if not asked)."""
+        """The lay-down's dict with the advice keys added (``discards``, ``buy_answer``, ``buy``: null
+        if not asked)."""
         return {
             **self.lay_down.to_dict(),
             "seen": tokens(self.seen),
@@ -115,6 +121,7 @@ class Advice:
             "outs_complete": self.outs_complete,
             "discards": None if self.discards is None else [row.to_dict() for row in self.discards],
             "unranked_discards": tokens(self.unranked),
+            "buy_answer": None if self.buy_answer is None else self.buy_answer.to_dict(),
             "buy": None if self.buy is None else self.buy.to_dict(),
             "buy_finished": None if self.buy is None else self.buy.finished,
             "unfinished": list(self.unfinished),
@@ -141,9 +148,11 @@ def advise(
     moment: Moment | str | None = None,
     turn: int = DEFAULT_TURN,
     buy_objective: BuyObjective = BuyObjective.AGAINST_TABLE,
+    simulate_buy: bool = True,
 ) -> Advice:
     """The hand's lay-down and outs; with ``discards`` the discard table; with ``buy`` (the
-    offered discard) the comparison of passing with buying it.
+    offered discard) the answer (``buy_answer``: buy it when it is one of the outs) and, unless
+    ``simulate_buy`` is False, the simulated comparison of passing with buying it (``buy``).
 
     ``seen``: cards the player has seen (discard pile, melds on the table), not counting the
     offered card. Unseen copies are counted in the deck for ``players`` (None: the rule set's
@@ -196,14 +205,16 @@ def advise(
         else (frozenset(), lay_down.cards_away is not None or lay_down.proven_optimal)
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
     table, unranked = _discard_table(analyser, cards, unseen, place.moment) if discards else (None, ())
-    buy_advice = None
+    buy_advice = answer = None
     if offered is not None:
+        answer = answer_buy(offered, len(cards), lay_down.cards_away, out_cards, rule_set, round_number)
+    if offered is not None and simulate_buy:
         buy_advice = buy_verdict(analyser, cards, offered, unseen, horizon, rollouts, seed, players=players,
                                  turn=turn, buys_used=buys_used, bought_last=bought_last,
                                  objective=buy_objective)
     unfinished = _unfinished(analyser, outs_complete, unranked, buy_advice)
     return Advice(shown, sorted_cards(seen_cards), outs, sum(out.unseen for out in outs), table, buy_advice,
-                  outs_complete, unranked, unfinished)
+                  outs_complete, unranked, unfinished, answer)
 
 
 def _unfinished(analyser: RoundSolver, outs_complete: bool, unranked: tuple[Card, ...],

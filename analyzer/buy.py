@@ -1,7 +1,10 @@
-"""Should you buy the offered discard? Passing and buying compared over the rest of the round by
-a simulated player, the other players going out as often as self-play says they do, by the
-score that decides games: the player's points less the other players' mean points when the
-round ends (docs/advice.md defines the model and every number)."""
+"""Should you buy the offered discard? The advice's answer is a rule measured in play: buy it
+when it is one of your outs, else pass (``BuyAnswer``). Beside it, for the player to read,
+passing and buying compared over the rest of the round by a simulated player, the other players
+going out as often as self-play says they do, by the score that decides games: the player's
+points less the other players' mean points when the round ends (``buy_verdict``;
+docs/advice.md defines the model and every number, docs/strength.md how the two were measured
+against each other)."""
 
 from __future__ import annotations
 
@@ -149,6 +152,72 @@ class BuyAdvice:
             "method": self.method,
             "objective": self.objective.value,
         }
+
+
+@dataclass(frozen=True)
+class BuyAnswer:
+    """The advice's answer to an offered discard: BUY when the card is one of the hand's outs
+    (it brings the contract a card closer), else PASS; in a go-out round, where laying down
+    melds every card, the penalty cards too, PASS unless buying is free; and BUY whatever is
+    offered when the contract needs more cards than the hand holds after its draw.
+    Measured in duplicate play, this rule beat buying by the simulated verdict
+    (docs/strength.md, "The buy verdict measured"), so it is the advice; the verdict's table is
+    shown beside it for the player to read."""
+
+    offered: Card
+    verdict: Verdict  # BUY or PASS
+    cards_away: int | None  # of the hand before the offer; None: the contract is out of reach
+    reason: str
+
+    @property
+    def buys(self) -> bool:
+        return self.verdict is Verdict.BUY
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"offered": self.offered.token, "verdict": self.verdict.value, "cards_away": self.cards_away,
+                "reason": self.reason}
+
+
+def answer_buy(offered: Card, hand_size: int, cards_away: int | None, outs: Iterable[Card], rules: Rules,
+               round_number: int) -> BuyAnswer:
+    """The advice's answer for a hand of ``hand_size`` cards before its draw, ``cards_away``
+    from the round's contract, whose outs are ``outs``.
+
+    >>> from analyzer.cards import parse_cards
+    >>> from analyzer.rules import preset
+    >>> answer_buy(Card.parse("9H"), 7, 2, parse_cards("9H JK"), preset("progressive"), 2).reason
+    'The 9♥ is one of your outs: it takes you from 2 cards away to 1.'
+    >>> answer_buy(Card.parse("2D"), 7, 0, (), preset("progressive"), 2).reason
+    'You can lay down already: the 2♦ is not needed, and buying adds 2 cards to your hand.'
+    """
+    penalty = rules.buy_penalty_in(round_number)
+    extra = 1 + penalty
+    adds = f"buying adds {extra} card{'s' if extra != 1 else ''} to your hand"
+    is_out = offered in set(outs) and bool(cards_away)
+    need = cards_to_lay_down(rules, round_number)
+    if hand_size + 1 < need and cards_away:
+        return BuyAnswer(offered, Verdict.BUY, cards_away,
+                         f"Laying down takes {need} cards and you will hold {hand_size + 1} after your draw: only "
+                         f"buying gets you down, and {adds}"
+                         + (f" (the {offered.face} is one of your outs)." if is_out else "."))
+    if is_out and rules.round(round_number).go_out and penalty:
+        return BuyAnswer(offered, Verdict.PASS, cards_away,
+                         f"The {offered.face} is one of your outs, but in this go-out round laying down melds "
+                         f"every card you hold: {adds}, {'the penalty cards' if penalty > 1 else 'the penalty card'} "
+                         f"to be melded too.")
+    if is_out:
+        assert cards_away
+        closer = ("it completes your contract" if cards_away == 1 else
+                  f"it takes you from {cards_away} cards away to {cards_away - 1}")
+        return BuyAnswer(offered, Verdict.BUY, cards_away, f"The {offered.face} is one of your outs: {closer}.")
+    if cards_away == 0:
+        why = f"You can lay down already: the {offered.face} is not needed, and {adds}."
+    elif cards_away is None:
+        why = f"Your contract is out of reach with these cards and the {offered.face} does not change that."
+    else:
+        why = (f"The {offered.face} is not one of your outs: you stay {cards_away} card{'s' if cards_away != 1 else ''} "
+               f"away, and {adds}.")
+    return BuyAnswer(offered, Verdict.PASS, cards_away, why)
 
 
 def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_last: bool) -> None:
@@ -619,9 +688,11 @@ __all__ = [
     "DEFAULT_TURN",
     "AdviceError",
     "BuyAdvice",
+    "BuyAnswer",
     "BuyObjective",
     "BuyOption",
     "Verdict",
+    "answer_buy",
     "buy_verdict",
     "check_buy_allowed",
     "check_simulation",

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from analyzer.advice import Advice, DiscardRow
-from analyzer.buy import BuyAdvice, BuyObjective, Verdict
+from analyzer.buy import BuyAdvice, BuyAnswer, BuyObjective, Verdict
 from analyzer.cards import Card, Rank, faces
 from analyzer.down import DownAdvice, DownRow, FaceUp, move_text
 from analyzer.question import DEFAULT_RULES
@@ -153,6 +153,8 @@ def render_advice(advice: Advice, rules: Rules, players: int | None = None, aske
                       + _unseen_note(advice, rules, players))
     if advice.discards:  # none when the time limit came before any row was ranked
         blocks.append(_discard_lines(advice.discards))
+    if advice.buy_answer is not None:
+        blocks.append(_answer_lines(advice.buy_answer))
     if advice.buy is not None:
         blocks.append(_buy_lines(advice.buy))
     if advice.unfinished:
@@ -208,8 +210,16 @@ def _discard_cells(row: DiscardRow, best: list[DiscardRow], tied: set[int]) -> t
     return rank, card, away, str(row.unseen_outs), str(row.points_kept), card_points
 
 
+def _answer_lines(answer: BuyAnswer) -> str:
+    """The advice's answer to the offered card, and the rule it follows."""
+    return "\n".join([f"Buy the {answer.offered.face}? {answer.verdict.value.upper()}: {answer.reason}",
+                      ("  (the advice buys an offered card when it is one of your outs; in play this did better "
+                       "than the simulation below)")])
+
+
 def _buy_lines(buy: BuyAdvice) -> str:
-    """Passing and buying side by side, the verdict (saying what it compares) and its reason."""
+    """Passing and buying side by side as simulated, that simulation's verdict (saying what it
+    compares) and its reason: for the player to read beside the advice's answer."""
     how = ("exact" if buy.method == "exact"
            else f"{buy.rollouts} simulated rounds, seed {buy.seed}")
     until = ("to the end of the round" if buy.horizon is None
@@ -245,11 +255,11 @@ def _buy_lines(buy: BuyAdvice) -> str:
     if buy.verdict is Verdict.UNDECIDED:
         table = []
     return "\n".join([
-        (f"Buy the {buy.offered.face}? With {penalty}, from your turn {buy.turn} {until}, {buy.players} players "
-        f"({how}):"),
+        (f"Simulated play, passing and buying the {buy.offered.face}: with {penalty}, from your turn {buy.turn} "
+         f"{until}, {buy.players} players ({how}):"),
         *table,
         *([] if buy.verdict is Verdict.UNDECIDED else [f"  {compared}"]),
-        f"Verdict: {verdict} (a close call is within {buy.margin:.1f}).",
+        f"The simulation's verdict: {verdict} (a close call is within {buy.margin:.1f}).",
         f"Why: {' '.join(filter(None, (buy.reason, buy.why_still())))}",
     ])
 

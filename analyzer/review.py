@@ -3,8 +3,8 @@ mahjong reviewers show a game (docs/records.md, "Review").
 
 For every decision of the seat (take the face-up card or draw, buy or pass, lay down or wait,
 the lay-offs, the discard) the review replays the record to that moment, asks the public
-advice what it would do there (outs, the discard table, the turn's best play, the buy verdict:
-the questions the arena's ``advised`` player asks), ranks the choices by the advice's own
+advice what it would do there (outs, the discard table, the turn's best play, the answer to an
+offered discard: the questions the arena's ``advised`` player asks), ranks the choices by the advice's own
 figures, and puts an estimated cost in points on each choice the advice does not make.
 
 How a cost is estimated (the advice's figures, never a new simulation; docs/records.md):
@@ -14,8 +14,9 @@ How a cost is estimated (the advice's figures, never a new simulation; docs/reco
   from the contract is a turn lost, a draw that may miss an out is that turn times the chance,
   a discard that keeps fewer unseen outs that turn times the share of the outs let go;
 - a discard before laying down also costs the points it keeps over the advice's discard;
-- a buy or a pass costs the difference of the buy verdict's compared points (the player's points
-  less the others' mean), nothing on a close call;
+- a buy or a pass against the advice's answer (buy an out) costs what the simulated buy verdict
+  says the other choice gives up in compared points (the player's points less the others' mean),
+  nothing when the simulation says the choice made is as good or better;
 - once laid down, a card not laid off, or a discard cheaper than the costliest, costs its points.
 """
 
@@ -28,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from analyzer.advice import advise
-from analyzer.buy import MAX_TURN, AdviceError, Verdict
+from analyzer.buy import MAX_TURN, AdviceError
 from analyzer.cards import ALL_CARD_KINDS, Card, faces
 from analyzer.hand import HandError, deck_copies
 from analyzer.moves import LayOff, TableError, Turn, player
@@ -219,20 +220,20 @@ class _Judge:
                         seed=BUY_SEED, time_limit=TIME_LIMIT, buys_used=position.buys_used,
                         bought_last=position.bought_last, moment=Moment.BEFORE_DRAW,
                         turn=min(position.turn + 1, MAX_TURN))
-        verdict = advice.buy
-        assert verdict is not None
+        answer, verdict = advice.buy_answer, advice.buy
+        assert answer is not None and verdict is not None
         buy, passing = f"buy {card.face}", f"pass {card.face}"
-        options = {buy: verdict.buying.to_dict(), passing: verdict.passing.to_dict()}
-        decided = verdict.verdict in (Verdict.BUY, Verdict.PASS)
-        buy_first = verdict.verdict is Verdict.BUY or (not decided and verdict.difference < 0)
-        first = buy if buy_first else passing
+        options = {buy: {"is_out": answer.buys, **verdict.buying.to_dict()}, passing: verdict.passing.to_dict()}
+        first = buy if answer.buys else passing
         second = passing if first == buy else buy
-        choices = [Choice(first, 1, options[first]), Choice(second, 1 if not decided else 2, options[second])]
+        choices = [Choice(first, 1, options[first]), Choice(second, 2, options[second])]
         chosen = buy if decision.chosen else passing
-        cost = abs(verdict.difference) if decided else 0.0
-        why = f"the buy verdict: {verdict.verdict.value.upper()}: {verdict.reason}"
-        return self._reviewed(decision, "buy or pass", chosen, choices, cost, why,
-                              event=decision.event, advised=first if decided else f"either ({verdict.verdict.value})")
+        # The simulation's compared points the other choice gives up (``difference`` is buying's less
+        # passing's), never below 0: the answer is the rule, its cost as the simulation counts it.
+        given_up = -verdict.difference if first == buy else verdict.difference
+        cost = max(0.0, given_up) if math.isfinite(given_up) else 0.0
+        why = f"{answer.reason} (the simulation: {verdict.verdict.value.upper()}: {verdict.reason})"
+        return self._reviewed(decision, "buy or pass", chosen, choices, cost, why, event=decision.event)
 
     def _play(self, decision: Decision) -> list[Reviewed]:
         """Before laying down: lay down or wait (when the turn's best play can), then the discard."""

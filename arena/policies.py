@@ -1,6 +1,8 @@
-"""The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``,
-and two ways ``advised`` could buy instead, for comparison: ``advised-old-buy`` (the buy verdict on
-the buyer's own points) and ``advised-buys-outs`` (no verdict: it buys a card that is one of its outs).
+"""The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``
+(the advice: it buys an offered card that is one of its outs), and two ways ``advised`` could buy
+instead, for comparison: ``advised-verdict`` (by the simulated buy verdict against the table, the
+advice's buy answer until play showed it weaker) and ``advised-old-buy`` (the verdict on the
+buyer's own points alone).
 
 A policy sees what its seat may see at the table, a ``Sight``: its hand, its own melds, every
 seat's melds, the discard pile and the card on offer. Never the stock, never another hand: the
@@ -40,6 +42,7 @@ from analyzer import (
     advise,
     advise_down,
     analyze,
+    answer_buy,
     extend_meld,
     work_limit,
 )
@@ -97,8 +100,8 @@ class PolicyName(enum.StrEnum):
     GREEDY = "greedy"
     SIMULATED = "simulated"
     ADVISED = "advised"
+    ADVISED_VERDICT = "advised-verdict"
     ADVISED_OLD_BUY = "advised-old-buy"
-    ADVISED_BUYS_OUTS = "advised-buys-outs"
 
     @classmethod
     def named(cls, name: str) -> PolicyName:
@@ -130,8 +133,8 @@ def make_policy(name: PolicyName, at: Round, seed: str) -> ArenaPolicy:
         return GreedyPlayer(at, at.simulated_player())
     if name is PolicyName.SIMULATED:
         return at.simulated_player()
-    buying = {PolicyName.ADVISED_OLD_BUY: Buying.OWN_POINTS_VERDICT,
-              PolicyName.ADVISED_BUYS_OUTS: Buying.OUTS}.get(name, Buying.VERDICT)
+    buying = {PolicyName.ADVISED_VERDICT: Buying.VERDICT,
+              PolicyName.ADVISED_OLD_BUY: Buying.OWN_POINTS_VERDICT}.get(name, Buying.OUTS)
     return AdvisedPlayer(at, at.simulated_player(), seed, buying)
 
 
@@ -283,26 +286,26 @@ def _places(card: Card, rules: Rules) -> tuple[int, ...]:
 class Buying(enum.Enum):
     """How an ``AdvisedPlayer`` decides to buy before laying down."""
 
-    VERDICT = "verdict"  # the buy verdict says BUY (against the table: the advice)
+    OUTS = "outs"  # the advice's answer: the card is one of the hand's outs (brings the contract closer)
+    VERDICT = "verdict"  # the simulated buy verdict against the table says BUY
     OWN_POINTS_VERDICT = "own-points verdict"  # the verdict on the buyer's own points alone says BUY
-    OUTS = "outs"  # the card is one of the hand's outs (brings the contract closer); no verdict
 
 
 class AdvisedPlayer:
     """Follows the analyser's public advice at every decision. Before laying down: the turn's
     best play when it can lay down (``analyze`` after the draw), else the discard table's top row
     (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
-    and buys by the buy verdict (BUY only; ``buying`` says which verdict, or that it buys its
-    outs instead). Once down: the best row of the advice once down (``advise_down``: its
+    and buys by the advice's answer (``answer_buy``: when the card is one of its outs; ``buying``
+    may say to ask a simulated verdict instead, BUY only). Once down: the best row of the advice once down (``advise_down``: its
     lay-offs on any meld, jokers taken back, its discard) and its take-or-draw for the face-up
     card; where that advice has no answer (a go-out round, melds past the contract's) and for
     buying, it plays as ``SimulatedPlayer`` does."""
 
     def __init__(self, at: Round, after_lay_down: SimulatedPlayer, seed: str,
-                 buying: Buying = Buying.VERDICT) -> None:
+                 buying: Buying = Buying.OUTS) -> None:
         self.at, self.after, self.buying = at, after_lay_down, buying
         self.verdict_seed = random.Random(f"arena-advised/{seed}").randrange(2**31)
-        self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], frozenset[Card]] = {}
+        self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], tuple[int | None, frozenset[Card]]] = {}
 
     def wants_discard(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
@@ -310,14 +313,15 @@ class AdvisedPlayer:
             if down is None or down.face_up is None:
                 return self.after.wants_discard(sight, card)
             return down.face_up.take
-        return card in self.outs(sight, card)
+        return card in self.outs(sight, card)[1]
 
     def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
             return self.after.wants_to_buy_at(sight, card)
-        if self.buying is Buying.OUTS:
-            return card in self.outs(sight, card)
         at = self.at
+        if self.buying is Buying.OUTS:
+            away, outs = self.outs(sight, card)
+            return answer_buy(card, len(sight.hand), away, outs, at.rules, at.number).buys
         objective = BuyObjective.OWN_POINTS if self.buying is Buying.OWN_POINTS_VERDICT else BuyObjective.AGAINST_TABLE
         seen, turn = _sorted(sight.seen(card)), min(sight.turn + 1, MAX_VERDICT_TURN)
         asked = (at, sight.hand, seen, card, self.verdict_seed, sight.buys_used, sight.bought_last, turn, objective,
@@ -372,9 +376,9 @@ class AdvisedPlayer:
         except AdviceError:
             return None
 
-    def outs(self, sight: Sight, offered: Card) -> frozenset[Card]:
-        """The hand's outs before its draw, the offered card not counted as seen (asked once for
-        the offer to take and again for the offers to buy, on the same hand)."""
+    def outs(self, sight: Sight, offered: Card) -> tuple[int | None, frozenset[Card]]:
+        """The hand's cards away and outs before its draw, the offered card not counted as seen
+        (asked once for the offer to take and again for the offers to buy, on the same hand)."""
         seen = _sorted(sight.seen(offered))
         key = (sight.hand, seen)
         if key not in self._outs:
@@ -382,7 +386,7 @@ class AdvisedPlayer:
             advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, time_limit=TIME_LIMIT,
                             moment=Moment.BEFORE_DRAW)
             self._outs.clear()  # one hand at a time
-            self._outs[key] = frozenset(out.card for out in advice.outs)
+            self._outs[key] = (advice.lay_down.cards_away, frozenset(out.card for out in advice.outs))
         return self._outs[key]
 
 

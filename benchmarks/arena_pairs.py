@@ -3,7 +3,7 @@ round played by the same match with the code before and after, then compared see
 
     # with each checkout in turn (its own code on PYTHONPATH), the same match and seeds:
     PYTHONPATH=/path/to/before .venv/bin/python -m benchmarks.arena_pairs play before.jsonl \\
-        --rules progressive --rounds 1-7 --challenger advised-buys-outs --opponents simulated --seeds 0-29
+        --rules progressive --rounds 1-7 --challenger advised --opponents simulated --seeds 0-29
     PYTHONPATH=/path/to/after .venv/bin/python -m benchmarks.arena_pairs play after.jsonl ...
     .venv/bin/python -m benchmarks.arena_pairs compare before.jsonl after.jsonl
 

@@ -76,8 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
     ver.add_argument(
         "--in-play",
         action="store_true",
-        help="judge each discard puzzle's answer against its runner-up by playing the round on "
-        "over the same deals of the hidden cards (a verdict per puzzle, a summary by criterion)",
+        help="judge each discard and buy puzzle's answer against its runner-up (buy: the other "
+        "choice) by playing the round on over the same deals of the hidden cards (a verdict per "
+        "puzzle, a summary by criterion)",
     )
     ver.add_argument("--deals", type=_positive, default=40, help="--in-play: deals per puzzle (default 40)")
 
@@ -314,7 +315,7 @@ def _verify(args: argparse.Namespace) -> int:
     if args.in_play:
         from puzzles.inplay import run
 
-        run(sample([p for p in puzzles if p.kind == "discard"], args.sample, args.seed), args.deals)
+        run(sample([p for p in puzzles if p.kind in ("discard", "buy")], args.sample, args.seed), args.deals)
         return 0
     failed = checked = noted = 0
     for puzzle in sample(puzzles, args.sample, args.seed):

@@ -1,12 +1,14 @@
-"""A discard puzzle's answer judged in play: the round played on from each of two discards over
-the same deals of the hidden cards, compared on the score that decides games.
+"""A puzzle's answer judged in play: the round played on from the answer and from its runner-up
+over the same deals of the hidden cards, compared on the score that decides games. A discard
+puzzle's runner-up is the discard table's second row; a buy puzzle's is the other choice (buy
+or pass).
 
 For a position the player cannot see the other hands or the stock: they are the unseen cards
-(the deck less the hand, the discard pile and the melds on the table). ``judge`` deals them
-``deals`` times from a seed (common random numbers: both discards meet the same other hands and
-the same stock, card for card), plays each deal on with every seat a ``SimulatedPlayer`` after the
-decision, and compares the player's relative points (its penalty points less the others' mean
-when the round ends) with a paired 95% t interval::
+(the deck less the hand, the discard pile, the melds on the table and the offered card).
+``judge`` deals them ``deals`` times from a seed (common random numbers: both choices meet the
+same other hands and the same stock, card for card), plays each deal on with every seat a
+``SimulatedPlayer`` after the decision, and compares the player's relative points (its penalty
+points less the others' mean when the round ends) with a paired 95% t interval::
 
     gain = relative points after the runner-up - relative points after the answer
 
@@ -44,12 +46,14 @@ from puzzles.model import DiscardMargin, Kind, Puzzle
 DEALS = 40  # deals of the hidden cards per puzzle
 WORK = 2.0  # CP-SAT deterministic work per solve of the simulated players (as ``Table.deal``)
 STREAM = "inplay-1"  # the name of the deals' random stream: a new name deals new cards
-# The criterion names of the discard margin, as the themes name them.
-CRITERIA = {"lays-down": "lays-down", "cards-away": "cards-away", "goes-out": "goes-out", "outs": "more-outs"}
+# The criterion names of the discard margin, as the themes name them; a buy puzzle's answer.
+CRITERIA = {"lays-down": "lays-down", "cards-away": "cards-away", "goes-out": "goes-out", "outs": "more-outs",
+            "buy": "buy", "pass": "pass"}
+BUY, PASS = "buy", "pass"
 
 
 class InPlayError(ValueError):
-    """A puzzle that cannot be played on: not a discard puzzle, no runner-up, too few unseen cards."""
+    """A puzzle that cannot be played on: a lay-down puzzle, no runner-up, too few unseen cards."""
 
 
 class Standing(enum.StrEnum):
@@ -70,12 +74,13 @@ class Deal:
 
 @dataclass(frozen=True)
 class PlayedOut:
-    """Two discards of one puzzle played on over the same deals."""
+    """Two choices of one puzzle played on over the same deals: discards (their card tokens) or
+    buying and passing ("buy", "pass")."""
 
     puzzle_id: str
     criterion: str
-    answer: Card
-    runner_up: Card
+    answer: str
+    runner_up: str
     answer_points: tuple[float, ...]  # the player's relative points per deal after the answer
     runner_up_points: tuple[float, ...]  # ...after the runner-up
 
@@ -106,8 +111,11 @@ def standing_of(gain: Interval) -> Standing:
 
 
 def unseen_cards(puzzle: Puzzle, rules: Rules) -> tuple[Card, ...]:
-    """The deck for the table less the hand and every seen card (discard pile, melds), in card order."""
-    left = Counter(deck_cards(rules.deck_for(puzzle.players))) - Counter(puzzle.hand) - Counter(puzzle.seen)
+    """The deck for the table less the hand and every seen card (discard pile, melds, the offered
+    card), in card order."""
+    offered = [puzzle.offered] if puzzle.offered is not None else []
+    left = (Counter(deck_cards(rules.deck_for(puzzle.players))) - Counter(puzzle.hand) - Counter(puzzle.seen)
+            - Counter(offered))
     return tuple(sorted(left.elements(), key=Card.sort_key))
 
 
@@ -154,6 +162,57 @@ class _Decided:
             self.decided = True
             return self.play
         return self.player.choose_play_after_draw(seat)
+
+
+class _Offered:
+    """A seat whose first answer to an offer is the position's: the player's buy or pass, or the
+    seat in turn declining the face-up card (as it did when the offer was made); then a
+    ``SimulatedPlayer``."""
+
+    def __init__(self, player: SimulatedPlayer, *, buys: bool | None = None, takes: bool | None = None) -> None:
+        self.player, self.buys, self.takes = player, buys, takes
+
+    def wants_discard(self, seat: SeatView, card: Card) -> bool:
+        if self.takes is not None:
+            takes, self.takes = self.takes, None
+            return takes
+        return self.player.wants_discard(seat, card)
+
+    def wants_to_buy_at(self, seat: SeatView, card: Card) -> bool:
+        if self.buys is not None:
+            buys, self.buys = self.buys, None
+            return buys
+        return self.player.wants_to_buy_at(seat, card)
+
+    def choose_play_after_draw(self, seat: SeatView) -> Play:
+        return self.player.choose_play_after_draw(seat)
+
+
+def play_offer(puzzle: Puzzle, rules: Rules, base: SimulatedPlayer, deal: Deal, buys: bool) -> Outcome:
+    """A buy puzzle's round played on from the moment of the offer: the seat in turn (the one
+    before the player) has declined the face-up card, which is offered to the player first; it
+    buys or passes (``buys``), the others after it may buy what it passes, and the round goes on
+    with the seat in turn's draw."""
+    seats = puzzle.players
+    in_turn = (puzzle.seat - 1) % seats
+    player = base.for_one_round()
+    policies: list[Policy] = [player] * seats
+    policies[in_turn] = _Offered(player, takes=False)
+    policies[puzzle.seat] = _Offered(player, buys=buys)
+    hands = [list(hand) for hand in deal.hands]
+    hands[puzzle.seat] = list(puzzle.hand)
+    # Turns played: the player has played ``turn - 1``; the seat in turn as many when it sits
+    # before the player, one fewer when the player is seat 0; the seats before it one more.
+    base_turns = puzzle.turn - 1 - (puzzle.seat == 0)
+    turns = [base_turns + (seat < in_turn) for seat in range(seats)]
+    melds = [list(puzzle.table[seat]) if seat < len(puzzle.table) else [] for seat in range(seats)]
+    buys_used = [puzzle.buys_used if seat == puzzle.seat else 0 for seat in range(seats)]
+    assert puzzle.offered is not None
+    table = Table(rules, puzzle.round, tuple(deck_cards(rules.deck_for(seats))), policies,
+                  random.Random(deal.shuffle), hands, list(deal.stock), [*puzzle.discard_pile, puzzle.offered],
+                  melds, buys_used, turns, current=in_turn, turn=sum(turns), offer_open=True,
+                  last_buyer=puzzle.seat if puzzle.bought_last else None)
+    return table.play()
 
 
 def decision_play(puzzle: Puzzle, solver: RoundSolver, discard: Card, lays_down: bool) -> Play:
@@ -212,6 +271,8 @@ def candidates(puzzle: Puzzle) -> tuple[dict[str, object], dict[str, object]]:
 
 def judge(puzzle: Puzzle, deals: int = DEALS, seed: int = 0) -> PlayedOut:
     """The accepted answer against the runner-up, each played on over the same ``deals`` deals."""
+    if puzzle.kind is Kind.BUY:
+        return judge_buy(puzzle, deals, seed)
     top, runner = candidates(puzzle)
     rules = load_rules(puzzle.rules)
     solver = RoundSolver(rules, puzzle.round, rules.deck_for(puzzle.players), math.inf, work=WORK)
@@ -224,8 +285,28 @@ def judge(puzzle: Puzzle, deals: int = DEALS, seed: int = 0) -> PlayedOut:
         for side, play in enumerate(plays):
             points[side].append(play_on(puzzle, rules, base, deal, play))
     return PlayedOut(puzzle.id, CRITERIA.get(puzzle.margin.criterion if isinstance(puzzle.margin, DiscardMargin) else "", "?"),
-                     Card.parse(str(top["card"])), Card.parse(str(runner["card"])),
-                     tuple(points[0]), tuple(points[1]))
+                     str(top["card"]), str(runner["card"]), tuple(points[0]), tuple(points[1]))
+
+
+def judge_buy(puzzle: Puzzle, deals: int = DEALS, seed: int = 0) -> PlayedOut:
+    """A buy puzzle's answer (buy or pass) against the other choice, each played on from the
+    offer over the same ``deals`` deals (``play_offer``). Its criterion is the answer."""
+    if puzzle.offered is None or not puzzle.answers or puzzle.answers[0] not in (BUY, PASS):
+        raise InPlayError(f"puzzle {puzzle.id} has no offered card and answer to play on")
+    rules = load_rules(puzzle.rules)
+    if puzzle.players < 3:
+        raise InPlayError(f"puzzle {puzzle.id}: an offer to buy needs 3 players or more")
+    base = SimulatedPlayer(RoundSolver(rules, puzzle.round, rules.deck_for(puzzle.players), math.inf, work=WORK))
+    answer = puzzle.answers[0]
+    other = PASS if answer == BUY else BUY
+    points: tuple[list[float], list[float]] = ([], [])
+    for index in range(deals):
+        deal = deal_hidden(puzzle, rules, seed, index)
+        for side, choice in enumerate((answer, other)):
+            outcome = play_offer(puzzle, rules, base, deal, choice == BUY)
+            mine = outcome.penalty_points[puzzle.seat]
+            points[side].append(mine - (sum(outcome.penalty_points) - mine) / (puzzle.players - 1))
+    return PlayedOut(puzzle.id, answer, answer, other, tuple(points[0]), tuple(points[1]))
 
 
 # ---- the report ----------------------------------------------------------------------------------
@@ -251,8 +332,8 @@ def _bounds(gain: Interval) -> str:
 
 
 def describe(judgement: PlayedOut) -> str:
-    return (f"{judgement.puzzle_id} {judgement.criterion:<10} {judgement.answer.token:>3} vs "
-            f"{judgement.runner_up.token:<3} {judgement.standing.value:<10} gain {_bounds(judgement.gain)}")
+    return (f"{judgement.puzzle_id} {judgement.criterion:<10} {judgement.answer:>4} vs "
+            f"{judgement.runner_up:<4} {judgement.standing.value:<10} gain {_bounds(judgement.gain)}")
 
 
 def report(judgements: Sequence[PlayedOut]) -> list[str]:
@@ -265,10 +346,11 @@ def report(judgements: Sequence[PlayedOut]) -> list[str]:
 
 
 def run(puzzles: Iterable[Puzzle], deals: int = DEALS, seed: int = 0) -> list[PlayedOut]:
-    """Judge the discard puzzles among ``puzzles``, printing each verdict as it comes, then the summary."""
+    """Judge the discard and buy puzzles among ``puzzles``, printing each verdict as it comes, then
+    the summary."""
     judgements = []
     for puzzle in puzzles:
-        if puzzle.kind is not Kind.DISCARD:
+        if puzzle.kind not in (Kind.DISCARD, Kind.BUY):
             continue
         try:
             judgement = judge(puzzle, deals, seed)

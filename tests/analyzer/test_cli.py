@@ -588,8 +588,11 @@ def test_should_you_buy_for_people_and_as_json(tmp_path: Path) -> None:
     assert answer == expected.to_dict()
     assert answer["buy"]["verdict"] == "buy" and answer["buy"]["seed"] == 5 and answer["buy"]["turn"] == 2
     out = succeeded(run(path, *options))
-    assert "Buy the 9♥? With 1 penalty card, from your turn 2 to the end of the round, 4 players" in out
-    assert "Verdict: BUY: buying leaves you" in out and "points better off against the table" in out
+    assert "Buy the 9♥? BUY: The 9♥ is one of your outs: it completes your contract." in out
+    assert answer["buy_answer"]["verdict"] == "buy"
+    assert ("Simulated play, passing and buying the 9♥: with 1 penalty card, from your turn 2 to the end of the "
+            "round, 4 players") in out
+    assert "The simulation's verdict: BUY: buying leaves you" in out and "points better off against the table" in out
     assert "Why: Buying the 9♥ completes your contract" in out
     table = out.split("seed 5):\n")[1].splitlines()[:3]
     assert table[0].split() == ["cards", "lays", "down", "goes", "out", "first", "points", "held", "others", "hold",

@@ -1,5 +1,6 @@
-"""The advised player's ways of buying, compared in the arena: by the verdict against the table
-(``advised``), by the verdict on its own points (``advised-old-buy``), or its outs (``advised-buys-outs``)."""
+"""The advised player's ways of buying, compared in the arena: its outs, the advice's answer
+(``advised``), by the simulated verdict against the table (``advised-verdict``), or by the verdict
+on its own points (``advised-old-buy``)."""
 
 from __future__ import annotations
 
@@ -24,17 +25,17 @@ def sight(cards: tuple[Card, ...]) -> Sight:
                  False)
 
 
-@pytest.mark.parametrize(("name", "buying"), [(PolicyName.ADVISED, Buying.VERDICT),
-                                              (PolicyName.ADVISED_OLD_BUY, Buying.OWN_POINTS_VERDICT),
-                                              (PolicyName.ADVISED_BUYS_OUTS, Buying.OUTS)])
+@pytest.mark.parametrize(("name", "buying"), [(PolicyName.ADVISED, Buying.OUTS),
+                                              (PolicyName.ADVISED_VERDICT, Buying.VERDICT),
+                                              (PolicyName.ADVISED_OLD_BUY, Buying.OWN_POINTS_VERDICT)])
 def test_each_advised_policy_buys_its_own_way(name: PolicyName, buying: Buying) -> None:
     player = make_policy(PolicyName.named(str(name)), Round(preset("progressive"), 2, 4), "test")
     assert isinstance(player, AdvisedPlayer) and player.buying is buying
 
 
-def test_buying_outs_asks_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_advice_buys_its_outs_and_asks_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
     at = Round(preset("progressive"), 2, 4)
-    player = AdvisedPlayer(at, at.simulated_player(), "test", Buying.OUTS)
+    player = make_policy(PolicyName.ADVISED, at, "test")
     asked: list[object] = []
     real = policies.advise
 
@@ -83,11 +84,15 @@ def test_a_verdict_asked_again_is_remembered_not_worked_out_again(monkeypatch: p
 
     monkeypatch.setattr(policies, "advise", advise)
     with deterministic_work(WORK):
-        first = AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
-        again = AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+        first = verdict_player(at, "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+        again = verdict_player(at, "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
     assert first == again and len(asked) == 1
     with deterministic_work(WORK / 2):
-        AdvisedPlayer(at, at.simulated_player(), "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+        verdict_player(at, "test").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
     assert len(asked) == 2
-    AdvisedPlayer(at, at.simulated_player(), "other seed").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+    verdict_player(at, "other seed").wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
     assert len(asked) == 3
+
+
+def verdict_player(at: Round, seed: str) -> AdvisedPlayer:
+    return AdvisedPlayer(at, at.simulated_player(), seed, Buying.VERDICT)

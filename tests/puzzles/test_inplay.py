@@ -1,6 +1,6 @@
-"""A discard puzzle's answer judged in play (puzzles.inplay): the same deals for both discards,
-hidden cards drawn from the unseen cards only, the same numbers from the same seed, and an
-obvious answer found better."""
+"""A puzzle's answer judged in play (puzzles.inplay): the same deals for both discards (or for
+buying and passing), hidden cards drawn from the unseen cards only, the same numbers from the
+same seed, and an obvious answer found better."""
 
 from __future__ import annotations
 
@@ -96,10 +96,68 @@ def test_a_discard_that_lays_down_beats_one_that_breaks_a_meld():
     assert all(points < 0 for points in judgement.answer_points)  # it went out: the others pay
 
 
-def test_only_discard_puzzles_are_judged():
+def test_lay_down_puzzles_are_not_judged():
     # (A discard puzzle always stores its top row and runner-up: puzzles.model refuses one without.)
     with pytest.raises(InPlayError, match="not a discard puzzle"):
-        judge(read_puzzles(BANK_DIR / "progressive-buy.jsonl.gz")[0])
+        judge(read_puzzles(BANK_DIR / "progressive-lay-down.jsonl.gz")[0])
+
+
+# ---- buy puzzles ---------------------------------------------------------------------------------
+
+
+@functools.cache
+def completing_buy() -> Puzzle:
+    """Round 2 of progressive (a set of 3 and a run of 4), the player in seat 2 on its second
+    turn: the offered 9♥ completes its contract; the 5♦ from the seat before was declined."""
+    return Puzzle(kind="buy", rules="progressive", round=2, players=4, moment="before-draw",
+                  hand=parse_cards("5C 5D 5S 7H 8H 10H KC"), discard_pile=parse_cards("QD 4S 3C 2D JS 6C"),
+                  seat=2, offered=parse_cards("9H")[0], turn=2, answers=("buy",), source="planted")
+
+
+def test_a_buy_puzzles_hidden_cards_leave_out_the_offered_card():
+    puzzle = completing_buy()
+    rules = load_rules(puzzle.rules)
+    deck = Counter(deck_cards(rules.deck_for(puzzle.players)))
+    for index in range(10):
+        deal = deal_hidden(puzzle, rules, 0, index)
+        hidden = Counter(card for hand in deal.hands for card in hand) + Counter(deal.stock)
+        assert hidden + Counter(puzzle.hand) + Counter(puzzle.seen) + Counter([puzzle.offered]) == deck
+
+
+def test_the_offer_is_played_as_it_stood(monkeypatch):
+    """The seat before the player declined the card and draws; the player is offered it first:
+    buying takes it with the penalty card, passing leaves it to the seats after."""
+    puzzle = completing_buy()
+    rules = load_rules(puzzle.rules)
+    deal = deal_hidden(puzzle, rules, 0, 0)
+    base = inplay.SimulatedPlayer(inplay.RoundSolver(rules, 2, rules.deck_for(4), float("inf"), work=inplay.WORK))
+    tables: list = []
+    real_play = inplay.Table.play
+
+    def keep(table):
+        tables.append(table)
+        return real_play(table)
+
+    monkeypatch.setattr(inplay.Table, "play", keep)
+    bought = inplay.play_offer(puzzle, rules, base, deal, True)
+    passed = inplay.play_offer(puzzle, rules, base, deal, False)
+    first_buy, first_pass = (table.events[0] for table in tables)
+    assert (first_buy.kind.value, first_buy.seat, first_buy.cards[0]) == ("buy", 2, puzzle.offered)
+    assert len(first_buy.cards) == 2  # the card and one penalty card
+    assert not any(e.kind.value == "buy" and e.seat == 2 for e in tables[1].events[:2])
+    assert first_pass.seat != 2 and tables[1].events[0].kind.value in ("buy", "draw")
+    assert tables[0].events[1].kind.value == "draw" and tables[0].events[1].seat == 1  # the seat in turn draws
+    assert bought.penalty_points != passed.penalty_points or bought.winner != passed.winner
+
+
+def test_buying_the_card_that_completes_the_contract_is_better_in_play():
+    judgement = judge(completing_buy(), deals=40)
+    assert (judgement.answer, judgement.runner_up, judgement.criterion) == ("buy", "pass", "buy")
+    assert judgement.standing is Standing.BETTER, judgement.gain
+
+
+def test_a_buy_puzzle_judged_twice_gives_the_same_numbers():
+    assert judge(completing_buy(), deals=3, seed=2) == judge(completing_buy(), deals=3, seed=2)
 
 
 def test_the_command_prints_verdicts_and_a_summary(tmp_path, capsys):
@@ -109,7 +167,7 @@ def test_the_command_prints_verdicts_and_a_summary(tmp_path, capsys):
     write_puzzles(shard, [lay_down_or_break()])
     assert run(["verify", str(shard), "--in-play", "--deals", "4"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].startswith(f"{lay_down_or_break().id} lays-down   KC vs 9D ")
+    assert out[0].startswith(f"{lay_down_or_break().id} lays-down    KC vs 9D ")
     assert out[-1].split()[:2] == ["all", "1"]
 
 

@@ -4,6 +4,7 @@ the field, and 400."""
 
 from __future__ import annotations
 
+import html
 import random
 import re
 from pathlib import Path
@@ -97,11 +98,14 @@ def test_the_answer_carries_its_own_link_which_reproduces_it(client: FlaskClient
     assert answer(again.text) == answer(first.text)  # the same answer, the same link
 
 
-def test_a_buy_question_shows_the_verdict_and_its_reason(client: FlaskClient) -> None:
+def test_a_buy_question_shows_the_answer_and_the_simulation_beside_it(client: FlaskClient) -> None:
     response = page(client, hand="7C 7D 4H 5H 6H 9S 10S JS QS KD 3C", round="6", players="4", buy="7H")
     assert response.status_code == 200
     assert "Buy the" in response.text
-    assert re.search(r'class="buy-verdict">(BUY|PASS|CLOSE CALL)<', response.text)
+    # The 7♥ makes 7♣ 7♦ 7♥ and extends 4♥-6♥: one of the outs, so the answer is to buy.
+    assert 'class="buy-verdict">BUY<' in response.text
+    assert "is one of your outs" in html.unescape(response.text)
+    assert re.search(r'Simulated play: <span class="sim-verdict">(buy|pass|close call)<', response.text)
     assert 'class="reason"' in response.text
 
 
@@ -110,6 +114,8 @@ def test_a_ready_hand_passes_a_useless_card_on_the_points_against_the_table(clie
     response = page(client, hand="5C 5D 5S 7H 8H 9H 10H", round="2", players="4", buy="2D")
     assert response.status_code == 200
     assert 'class="buy-verdict">PASS<' in response.text
+    assert "You can lay down already" in response.text
+    assert 'class="sim-verdict">pass<' in response.text
     assert ">others hold<" in response.text and ">against table<" in response.text
     assert "worse off against the table" in response.text
 
@@ -256,7 +262,8 @@ def test_an_answer_the_time_limit_cut_short_says_so_and_is_not_cached(
     for _ in range(2):
         response = page(client, **question)
         assert response.status_code == 200
-        assert "UNDECIDED" in response.text
+        assert 'class="sim-verdict">undecided<' in response.text
+        assert 'class="buy-verdict">BUY<' in response.text  # the answer needs no simulation
         assert "no simulated round finished" in response.text
         assert "Not finished within the server" in response.text
     assert len(calls) == 2  # not served from the cache the second time
