@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import enum
 from collections import Counter, deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -516,12 +516,33 @@ class _Search:
         now = self.left(kept, melds)
         found = []
         probe = self.turn((), melds)
+        may_free = self._may_free(kept, melds)
         for card in ALL_CARD_KINDS:
-            if self.unseen.get(card, 0) <= 0 or not self._fits(probe, card):
-                continue  # a card with no place on the table moves nothing
+            if self.unseen.get(card, 0) <= 0 or not may_free(card) or not self._fits(probe, card):
+                continue  # it moves nothing, or nothing it moves lets a kept card go
             if self.left((*kept, card), melds) < now:
                 found.append(Out(card, self.unseen[card]))
         return tuple(found)
+
+    def _may_free(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> Callable[[Card], bool]:
+        """A quick test that a drawn card might let one more kept card go (False: it certainly
+        cannot, so its search is not made). A natural card laid off changes only the end of a run
+        it grows: what then fits there is a card of its suit next to it (and what fits next to
+        that, a card next to one kept). A set takes any card of its rank with or without it. So a
+        drawn natural card that is no neighbour in suit of a kept natural card frees nothing,
+        unless it takes a joker's place (the joker then goes anywhere) or a wild card is kept
+        (whose places a longer meld may change)."""
+        if any(self.rules.is_wild(card) for card in kept):
+            return lambda card: True
+        substitutes = frozenset().union(*(self._tries(meld)[1] for seat in melds for meld in seat))
+        neighbours = {(card.suit, rank) for card in kept if card.rank is not None
+                      for rank in _next_to(int(card.rank))}
+
+        def may_free(card: Card) -> bool:
+            return (card.rank is None or self.rules.is_wild(card) or card in substitutes
+                    or (card.suit, int(card.rank)) in neighbours)
+
+        return may_free
 
     def _within_reach(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]
                       ) -> tuple[tuple[PlacedMeld, ...], ...]:
@@ -649,6 +670,11 @@ class _Search:
             return (option.cards_kept, -option.unseen_outs, option.points_kept, option.choice is FaceUpChoice.TAKE)
 
         return tuple(sorted((take, draw), key=merit))
+
+
+def _next_to(rank: int) -> tuple[int, ...]:
+    """The ranks next to ``rank`` in a run, the ace (1) next to both the two and the king."""
+    return tuple(1 + (rank - 1 + step) % 13 for step in (-1, 1))
 
 
 def _key(turn: Turn) -> Key:
