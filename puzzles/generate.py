@@ -92,9 +92,12 @@ from puzzles.themes import UNRATED, tag
 # equally good arrangements. puzzles-7: the buy verdict compares the points against the table
 # (the buyer's less the others' mean), the going-out tables measured again with the points a
 # player still in holds; only the buy shards were carried over (lay-down and discard puzzles do
-# not depend on the verdict and keep puzzles-6). The seeds' random streams keep the first
-# version's name.
-GENERATOR = "puzzles-8"
+# not depend on the verdict and keep puzzles-6). puzzles-9: the advice's buy answer is to buy an
+# out (the verdict lost to that rule in play), and a buy puzzle is accepted only where the
+# simulated verdict agrees with it; the buy and lay-down shards were carried over (only buy
+# puzzles derived otherwise; the discard shards keep puzzles-8). The seeds' random streams keep
+# the first version's name.
+GENERATOR = "puzzles-9"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
@@ -726,10 +729,14 @@ def _discard_reason(criterion: str, top: dict[str, Any], runner: dict[str, Any],
 
 
 def _buy(position: Puzzle) -> Puzzle | None:
-    """Accepted when the verdict is buy or pass, clear of the close-call margin by at least three
-    standard errors, and the same under a second seed with twice the rollouts."""
+    """Accepted when the advice's answer (buy an out, else pass) and the simulation agree: the
+    verdict is buy or pass, clear of the close-call margin by at least three standard errors,
+    the same under a second seed with twice the rollouts, and the same as the answer. The
+    answer is the rule measured in play (docs/strength.md); a position where the simulation
+    says otherwise is no clear puzzle."""
     assert position.offered is not None
     verdicts = []
+    answer = None
     for seed, rollouts in zip(BUY_SEEDS, (BUY_ROLLOUTS, 2 * BUY_ROLLOUTS)):
         advice = advise(
             position.hand,
@@ -755,7 +762,11 @@ def _buy(position: Puzzle) -> Puzzle | None:
             if advice.buy.std_error is not None and clearance < 3 * advice.buy.std_error:
                 return None
             before = advice.lay_down.cards_away
+            answer = advice.buy_answer
     if verdicts[0].verdict != verdicts[1].verdict:
+        return None
+    assert answer is not None
+    if answer.verdict is not verdicts[0].verdict:
         return None
     first = verdicts[0]
     after = analyze(
@@ -784,7 +795,7 @@ def _buy(position: Puzzle) -> Puzzle | None:
         cards_away=before,
         cards_away_with_card=after,
         needs_buying=needs_buying(preset(position.rules), position.round),
-        reason=first.reason,
+        reason=f"{answer.reason} In simulated play: {first.reason[0].lower()}{first.reason[1:]}",
     )
     return dataclasses.replace(position, answers=(first.verdict.value,), margin=margin, analysis=analysis)
 
