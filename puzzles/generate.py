@@ -94,9 +94,8 @@ from puzzles.themes import UNRATED, tag
 # player still in holds; only the buy shards were carried over (lay-down and discard puzzles do
 # not depend on the verdict and keep puzzles-6). puzzles-9: the advice's buy answer is to buy an
 # out (the verdict lost to that rule in play), and a buy puzzle is accepted only where the
-# simulated verdict agrees with it; the buy and lay-down shards were carried over (only buy
-# puzzles derived otherwise; the discard shards keep puzzles-8). The seeds' random streams keep
-# the first version's name.
+# simulated verdict agrees with it; the whole bank was carried over (only buy puzzles derived
+# otherwise). The seeds' random streams keep the first version's name.
 GENERATOR = "puzzles-9"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
