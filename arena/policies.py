@@ -42,7 +42,6 @@ from analyzer import (
     advise,
     advise_down,
     analyze,
-    answer_buy,
     extend_meld,
     work_limit,
 )
@@ -295,7 +294,7 @@ class AdvisedPlayer:
     """Follows the analyser's public advice at every decision. Before laying down: the turn's
     best play when it can lay down (``analyze`` after the draw), else the discard table's top row
     (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
-    and buys by the advice's answer (``answer_buy``: when the card is one of its outs; ``buying``
+    and buys by the advice's answer (``advise(..., buy=card).buy_answer``; ``buying``
     may say to ask a simulated verdict instead, BUY only). Once down: the best row of the advice once down (``advise_down``: its
     lay-offs on any meld, jokers taken back, its discard) and its take-or-draw for the face-up
     card; where that advice has no answer (a go-out round, melds past the contract's) and for
@@ -305,7 +304,7 @@ class AdvisedPlayer:
                  buying: Buying = Buying.OUTS) -> None:
         self.at, self.after, self.buying = at, after_lay_down, buying
         self.verdict_seed = random.Random(f"arena-advised/{seed}").randrange(2**31)
-        self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], tuple[int | None, frozenset[Card]]] = {}
+        self._outs: dict[tuple[tuple[Card, ...], tuple[Card, ...]], frozenset[Card]] = {}
 
     def wants_discard(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
@@ -313,15 +312,18 @@ class AdvisedPlayer:
             if down is None or down.face_up is None:
                 return self.after.wants_discard(sight, card)
             return down.face_up.take
-        return card in self.outs(sight, card)[1]
+        return card in self.outs(sight, card)
 
     def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
         if sight.melds:
             return self.after.wants_to_buy_at(sight, card)
         at = self.at
-        if self.buying is Buying.OUTS:
-            away, outs = self.outs(sight, card)
-            return answer_buy(card, len(sight.hand), away, outs, at.rules, at.number).buys
+        if self.buying is Buying.OUTS:  # the advice's own answer, no simulation
+            answer = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
+                            time_limit=TIME_LIMIT, buys_used=sight.buys_used, bought_last=sight.bought_last,
+                            moment=Moment.BEFORE_DRAW, simulate_buy=False).buy_answer
+            assert answer is not None
+            return answer.buys
         objective = BuyObjective.OWN_POINTS if self.buying is Buying.OWN_POINTS_VERDICT else BuyObjective.AGAINST_TABLE
         seen, turn = _sorted(sight.seen(card)), min(sight.turn + 1, MAX_VERDICT_TURN)
         asked = (at, sight.hand, seen, card, self.verdict_seed, sight.buys_used, sight.bought_last, turn, objective,
@@ -376,9 +378,8 @@ class AdvisedPlayer:
         except AdviceError:
             return None
 
-    def outs(self, sight: Sight, offered: Card) -> tuple[int | None, frozenset[Card]]:
-        """The hand's cards away and outs before its draw, the offered card not counted as seen
-        (asked once for the offer to take and again for the offers to buy, on the same hand)."""
+    def outs(self, sight: Sight, offered: Card) -> frozenset[Card]:
+        """The hand's outs before its draw, the offered card not counted as seen."""
         seen = _sorted(sight.seen(offered))
         key = (sight.hand, seen)
         if key not in self._outs:
@@ -386,7 +387,7 @@ class AdvisedPlayer:
             advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, time_limit=TIME_LIMIT,
                             moment=Moment.BEFORE_DRAW)
             self._outs.clear()  # one hand at a time
-            self._outs[key] = (advice.lay_down.cards_away, frozenset(out.card for out in advice.outs))
+            self._outs[key] = frozenset(out.card for out in advice.outs)
         return self._outs[key]
 
 

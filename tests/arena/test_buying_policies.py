@@ -34,20 +34,22 @@ def test_each_advised_policy_buys_its_own_way(name: PolicyName, buying: Buying) 
 
 
 def test_the_advice_buys_its_outs_and_asks_no_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It asks the advice's own answer (``buy_answer``), never the simulation."""
     at = Round(preset("progressive"), 2, 4)
     player = make_policy(PolicyName.ADVISED, at, "test")
-    asked: list[object] = []
+    asked: list[tuple[object, object]] = []
     real = policies.advise
 
     def advise(*args: object, **kwargs: object) -> object:
-        asked.append(kwargs.get("buy"))
+        asked.append((kwargs.get("buy"), kwargs.get("simulate_buy", True)))
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(policies, "advise", advise)
     with deterministic_work(WORK):
         assert player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))  # an out
         assert not player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("KD"))
-    assert asked and all(card is None for card in asked)
+    assert [str(card) for card, _ in asked] == ["9H", "KD"]
+    assert all(simulated is False for _, simulated in asked)
 
 
 @pytest.mark.parametrize(("buying", "objective"), [(Buying.VERDICT, BuyObjective.AGAINST_TABLE),
