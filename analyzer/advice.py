@@ -11,7 +11,8 @@ Three questions a player asks once the analyser has said how far a hand is from 
   advice's answer, a rule measured in play); beside it, passing and buying compared by a
   simulated player, with that simulation's verdict (``analyzer.buy``).
 
-Solver answers come through ``RoundSolver``, memoised by hand within one ``advise`` call.
+Solver answers come through ``RoundSolver``, memoised by hand within one ``advise`` call, and
+once proven kept for later calls (``analyzer.round_solver.PROVEN``).
 
     >>> advice = advise("7H 8H 10H 5C 5D 5S KC", "progressive", 2, discards=True)
     >>> advice.lay_down.cards_away, [out.card.token for out in advice.outs], advice.unseen_outs
@@ -149,10 +150,14 @@ def advise(
     turn: int = DEFAULT_TURN,
     buy_objective: BuyObjective = BuyObjective.AGAINST_TABLE,
     simulate_buy: bool = True,
+    best_discards: bool = False,
 ) -> Advice:
     """The hand's lay-down and outs; with ``discards`` the discard table; with ``buy`` (the
     offered discard) the answer (``buy_answer``: buy it when it is one of the outs) and, unless
     ``simulate_buy`` is False, the simulated comparison of passing with buying it (``buy``).
+    ``best_discards``: the discard table's rows that may rank first only (those laying down
+    this turn, else those of the fewest cards away), found without the outs of the hands
+    further away (a player after the best discard alone: the arena's, the computer's seat).
 
     ``seen``: cards the player has seen (discard pile, melds on the table), not counting the
     offered card. Unseen copies are counted in the deck for ``players`` (None: the rule set's
@@ -198,13 +203,13 @@ def advise(
     lay_down = answer_turn(analyser, cards, place)  # first: the answer the budget serves before all else
     shown = _within_unseen(lay_down, analyser, cards, seen_cards, place)
     if discards:  # every hand one card smaller that needs solving, two at a time
-        whole = analyser.lay_down(cards, before_draw)
-        analyser.prefetch_outs([_without(cards, card) for card in dict.fromkeys(cards)
-                                if not (whole.can_lay_down and card in whole.leftover)], before_draw=True)
+        analyser.prefetch_outs(_hands_to_solve(analyser, cards, place.moment, best_discards).values(),
+                               before_draw=True)
     out_cards, outs_complete = _outs(analyser, cards, lay_down, before_draw) if lay_down.cards_away \
         else (frozenset(), lay_down.cards_away is not None or lay_down.proven_optimal)
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
-    table, unranked = _discard_table(analyser, cards, unseen, place.moment) if discards else (None, ())
+    table, unranked = _discard_table(analyser, cards, unseen, place.moment, best_discards) if discards \
+        else (None, ())
     buy_advice = answer = None
     if offered is not None:
         answer = answer_buy(offered, len(cards), lay_down.cards_away, out_cards, rule_set, round_number)
@@ -293,10 +298,39 @@ def _without(cards: tuple[Card, ...], card: Card) -> tuple[Card, ...]:
     return tuple(rest)
 
 
+def _hands_to_solve(analyser: RoundSolver, cards: tuple[Card, ...], moment: Moment,
+                    best_only: bool) -> dict[Card, tuple[Card, ...]]:
+    """The discard table's cards whose rows need the hand without them solved (cards away and
+    outs), each with that hand: every card but those the best lay-down leaves over. With
+    ``best_only``, those that may rank first: none when a discard lays down this turn, else
+    the hands of the fewest cards away (and those whose cards away are not proven: the table
+    leaves them unranked)."""
+    whole = analyser.lay_down(cards, before_draw=moment is Moment.BEFORE_DRAW)
+    turn_ends = moment is Moment.AFTER_DRAW and whole.can_lay_down and not analyser.go_out
+    distinct = tuple(dict.fromkeys(cards))
+    if not best_only:
+        return {card: _without(cards, card) for card in distinct
+                if not (whole.can_lay_down and card in whole.leftover)}
+    if turn_ends and any(play_with_discard(analyser, cards, card, whole) for card in distinct):
+        return {}
+    leaves = whole.can_lay_down and not turn_ends  # a card the lay-down leaves over: a row of 0 away
+    hands = {card: _without(cards, card) for card in distinct if not (leaves and card in whole.leftover)}
+    away = {card: analyser.lay_down(hand, before_draw=True) for card, hand in hands.items()}
+    least = min([_distance(lay_down) for lay_down in away.values() if lay_down.proven_optimal]
+                + [0] * (leaves and len(whole.leftover) > 0))
+    return {card: hand for card, hand in hands.items()
+            if not away[card].proven_optimal or _distance(away[card]) == least}
+
+
+def _distance(lay_down: LayDown) -> float:
+    return math.inf if lay_down.cards_away is None else lay_down.cards_away
+
+
 def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
-                   moment: Moment) -> tuple[tuple[DiscardRow, ...], tuple[Card, ...]]:
+                   moment: Moment, best_only: bool = False) -> tuple[tuple[DiscardRow, ...], tuple[Card, ...]]:
     """One row per distinct card of the hand, best discard first; and the cards whose rows
     could not be worked out within the time budget (left out of the table, never guessed).
+    ``best_only``: the rows that may rank first only (``advise``'s ``best_discards``).
 
     After the draw, a row whose discard lets the hand lay down this turn holds that play (the
     points left when the turn ends); other rows hold the hand without the card as it stands
@@ -305,6 +339,7 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
     rules = analyser.rules
     whole = analyser.lay_down(cards, before_draw=moment is Moment.BEFORE_DRAW)
     turn_ends = moment is Moment.AFTER_DRAW and whole.can_lay_down and not analyser.go_out
+    solved = _hands_to_solve(analyser, cards, moment, best_only) if best_only else None
     rows = []
     unranked = []
     for card in dict.fromkeys(cards):
@@ -323,6 +358,8 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
             # The best lay-down still works without a card it leaves over, and nothing does better
             # (a lay-down without the card is one with the card left over): no solve needed.
             away, unseen_outs, leftover = 0, 0, whole.leftover_points - points
+        elif solved is not None and card not in solved:
+            continue  # further away than the best, or a discard lays down this turn
         else:
             lay_down, outs = analyser.outs(rest, before_draw=True)
             if not (lay_down.proven_optimal and analyser.outs_complete(rest, before_draw=True)):

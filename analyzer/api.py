@@ -100,8 +100,10 @@ def _checks(function: Callable[..., Any]) -> dict[str, Callable[[Any], Any]]:
         elif kind is Kind.SECONDS:
             checks[name] = _none_or(time_limit_in_seconds) if optional else time_limit_in_seconds
     checks.update({"rules": rules_in_use, "seen": lambda value: cards_argument(value, "the seen cards"),
-                   "buy": offered_card, "simulate_buy": functools.partial(flag, name="simulate_buy")})
-    # (the texts a Python caller may also give as values; ``simulate_buy`` is advise's own)
+                   "buy": offered_card, "simulate_buy": functools.partial(flag, name="simulate_buy"),
+                   "best_discards": functools.partial(flag, name="best_discards")})
+    # (the texts a Python caller may also give as values; ``simulate_buy`` and ``best_discards``
+    # are advise's own)
     return {name: check for name, check in checks.items() if name in parameters}
 
 

@@ -1,5 +1,6 @@
 """Solver answers for one rule set, round and deck, each hand (as a multiset) solved once: what
-the advice, the turn and the buy verdict ask of the solver, memoised within one question."""
+the advice, the turn and the buy verdict ask of the solver, memoised within one question, and
+the proven ones kept across questions (``PROVEN``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import contextlib
 import functools
 import threading
 import time
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter, OrderedDict
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 from analyzer import solver
@@ -88,6 +89,48 @@ def outs_finder() -> OutsFinder:
 
 Key = tuple[tuple[Card, ...], bool]  # the hand as a multiset; before the draw (go-out rounds only)
 
+PROVEN_KEPT = 20_000  # proven answers kept across questions, in this process (a few tens of MB at most)
+
+
+class ProvenAnswers:
+    """Solver answers proven exact, kept across questions in this process (any thread), the
+    least recently used let go past ``size``: a hand's lay-down when proven optimal, its outs
+    when all were found. A question asks much of what the one before asked (a turn's buy, take
+    and discard questions share the hand before the draw; the discard table worked out the hand
+    the next turn starts from). An answer proven under one rule set, round, deck and work bound
+    is what solving again would give (the same model, the same parameters: CP-SAT is
+    deterministic), so keeping it changes no answer, only its cost."""
+
+    def __init__(self, size: int = PROVEN_KEPT) -> None:
+        self.size = size
+        self._kept: OrderedDict[Hashable, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, asked: Hashable) -> object | None:
+        with self._lock:
+            known = self._kept.get(asked)
+            if known is not None:
+                self._kept.move_to_end(asked)
+            return known
+
+    def put(self, asked: Hashable, answer: object) -> None:
+        with self._lock:
+            self._kept[asked] = answer
+            self._kept.move_to_end(asked)
+            while len(self._kept) > self.size:
+                self._kept.popitem(last=False)
+
+    def clear(self) -> None:
+        """Forget every answer (a benchmark timing a question asked again)."""
+        with self._lock:
+            self._kept.clear()
+
+    def __len__(self) -> int:
+        return len(self._kept)
+
+
+PROVEN = ProvenAnswers()
+
 
 class RoundSolver:
     """Solver answers for one rule set, round and deck, each hand (as a multiset) solved once.
@@ -112,6 +155,9 @@ class RoundSolver:
         self._lay_downs: dict[tuple[Key, int | None], LayDown] = {}  # with meld_at_most
         self._outs: dict[Key, frozenset[Card]] = {}
         self._cut_short: set[Key] = set()  # outs found when the budget ran out: maybe not all
+        # Proven answers shared with other questions: only with the default outs finder and
+        # nothing seen (a seen card changes a lay-down's witness, not the outs finder's).
+        self._proven = (rules, round_number, deck, self.work) if find_outs is None and not self.seen else None
 
     @property
     def find_outs(self) -> OutsFinder:
@@ -150,10 +196,17 @@ class RoundSolver:
         entry = key, meld_at_most
         found = self._lay_downs.get(entry)  # one look-up: the key hashes every card of the hand
         if found is None:
+            shared = None if self._proven is None else (self._proven, "lay-down", entry)
+            known = None if shared is None else PROVEN.get(shared)
+            if isinstance(known, LayDown):
+                found = self._lay_downs[entry] = known
+                return found
             with deterministic_work(self.work):
                 found = self._lay_downs[entry] = solver.solve_lay_down(
                     key[0], self.rules, self.round_number, self.deck, self._time(), before_draw=key[1],
                     meld_at_most=meld_at_most, seen=self.seen)
+            if shared is not None and found.proven_optimal:
+                PROVEN.put(shared, found)
         return found
 
     def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
@@ -164,6 +217,17 @@ class RoundSolver:
 
     def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]] | None:
         """The finder's answer; None when the budget was spent before it could start."""
+        # The lay-down handed to the finder, if any, is this one's (proven, the same answer).
+        shared = None if self._proven is None else (self._proven, "outs", key)
+        known = None if shared is None else PROVEN.get(shared)
+        if isinstance(known, tuple):
+            return known
+        found = self._search(key)
+        if shared is not None and found is not None and key not in self._cut_short and found[0].proven_optimal:
+            PROVEN.put(shared, found)
+        return found
+
+    def _search(self, key: Key) -> tuple[LayDown, frozenset[Card]] | None:
         if self.expired:
             return None
         with deterministic_work(self.work):

@@ -348,7 +348,7 @@ class AdvisedPlayer:
         if play is not None:
             return play
         advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen()), discards=True,
-                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW)
+                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW, best_discards=True)
         if not advice.discards:  # nothing ranked (never under deterministic work): the plain player's play
             return self.after.choose_play_after_draw(sight)
         return Play(discard=advice.discards[0].card)

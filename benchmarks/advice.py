@@ -143,6 +143,7 @@ def table_times(rules: Rules, cases: list[Case], naive_count: int) -> tuple[list
     naive: list[float] = []
     disagreements = 0
     for index, (hand, number) in enumerate(cases):
+        round_solver.PROVEN.clear()  # each hand from scratch, nothing kept from the last
         start = time.perf_counter()
         ours = advise(hand, rules, number, players=PLAYERS, discards=True, time_limit=TABLE_TIME_LIMIT)
         fast.append(time.perf_counter() - start)
@@ -150,6 +151,7 @@ def table_times(rules: Rules, cases: list[Case], naive_count: int) -> tuple[list
             print(f"  STOPPED AT THE TIME LIMIT {rules.name} round {number}: {' '.join(c.token for c in hand)}")
         if index >= naive_count:
             continue
+        round_solver.PROVEN.clear()
         with mock.patch.object(round_solver, "outs_finder", lambda: round_solver.outs_by_resolving):
             start = time.perf_counter()
             baseline = advise(hand, rules, number, players=PLAYERS, discards=True, time_limit=TABLE_TIME_LIMIT)

@@ -4,11 +4,20 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from analyzer.round_solver import PROVEN
+
 settings.register_profile("dev", max_examples=60, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("ci", max_examples=150, deadline=None, derandomize=True,
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def nothing_proven_yet() -> None:
+    """Each test asks its questions from scratch: the answers an earlier test proved are not
+    kept across (``analyzer.round_solver.PROVEN``), so no test depends on which ran before."""
+    PROVEN.clear()
 
 
 @pytest.fixture(scope="session")

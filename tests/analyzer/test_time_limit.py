@@ -20,7 +20,7 @@ from ortools.sat.python import cp_model
 from analyzer import Verdict, advise, analyze, preset
 from analyzer.buy import SETTLED, _margin, _RunningDifference
 from analyzer.cards import Card, parse_cards
-from analyzer.round_solver import Deadline, RoundSolver
+from analyzer.round_solver import PROVEN, Deadline, RoundSolver
 from analyzer.solver import find_outs, translate
 from analyzer.solver import outs as outs_search
 from analyzer.solver.work import OutsCutShort
@@ -151,8 +151,10 @@ class _Relabelled:
 
 @contextlib.contextmanager
 def _outs_solves(change: Callable[[cp_model.CpSolver], Any]) -> Iterator[None]:
-    """Within: every solve of the outs search goes through ``change`` of its solver."""
+    """Within: every solve of the outs search goes through ``change`` of its solver (asked
+    from scratch: no answer proven before kept)."""
     made = translate.new_solver
+    PROVEN.clear()
     with mock.patch.object(outs_search, "new_solver", lambda seconds: change(made(seconds))):
         yield
 

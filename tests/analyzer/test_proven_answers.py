@@ -1,0 +1,132 @@
+"""Answers kept across questions (``analyzer.round_solver.PROVEN``) and the discard table's best
+rows alone (``advise(..., best_discards=True)``): both change what an answer costs, never the
+answer.
+
+- A question asked with the answers of related questions kept (the hand before the draw, each
+  hand one card smaller) gives the advice it gives from scratch, field for field; asked again,
+  it solves nothing; an answer cut short by its work bound is not kept.
+- The best rows are the full table's first rows exactly (cards, figures, ranks), every row left
+  out is further from the contract (or behind a discard that lays down this turn), and the
+  table is never empty where the full one is not.
+"""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from analyzer import advise
+from analyzer.advice import DiscardRow
+from analyzer.cards import Card
+from analyzer.round_solver import PROVEN, ProvenAnswers
+from analyzer.rules import Rules, preset
+from analyzer.solver import lay_down as lay_down_module
+from analyzer.solver.work import deterministic_work
+from tests.strategies import hands, turn_hands
+
+# Window-counted contracts (fast outs) and one per-meld wild limit preset.
+ROUNDS = [("progressive", 1), ("progressive", 2), ("progressive", 3), ("pagat", 2), ("shanghai", 1),
+          ("may-i", 3), ("contract", 5)]
+FEW = settings(max_examples=max(4, settings().max_examples // 10), deadline=None)
+
+
+def _hand(data: st.DataObject, rules_name: str, round_number: int) -> tuple[Card, ...]:
+    rules = preset(rules_name)
+    need = sum(spec.size for spec in rules.round(round_number).contract)
+    return data.draw(hands(rules, min_size=max(4, need - 1), max_size=min(9, need + 1)))
+
+
+@pytest.mark.parametrize("rules_name, round_number", ROUNDS)
+@FEW
+@given(data=st.data())
+def test_kept_answers_change_no_advice(rules_name: str, round_number: int, data: st.DataObject) -> None:
+    hand = _hand(data, rules_name, round_number)
+    asked = {"discards": True}
+    PROVEN.clear()
+    fresh = advise(hand, rules_name, round_number, **asked)
+    PROVEN.clear()
+    for card in dict.fromkeys(hand):  # related questions first: each hand one card smaller
+        rest = list(hand)
+        rest.remove(card)
+        advise(rest, rules_name, round_number, moment="before-draw")
+    assert len(PROVEN) > 0
+    assert advise(hand, rules_name, round_number, **asked) == fresh
+    with mock.patch.object(lay_down_module, "solve", side_effect=AssertionError("solved again")):
+        assert advise(hand, rules_name, round_number, **asked) == fresh  # asked again: nothing solved
+
+
+def test_an_answer_cut_short_is_not_kept() -> None:
+    PROVEN.clear()
+    hand = "7H 8H 10H 5C 5D 5S KC 2D JK 9S 9D 3C 4C"
+    with deterministic_work(1e-9):
+        cut = advise(hand, "shanghai", 3, players=4, discards=True)
+    assert cut.unfinished or not cut.lay_down.proven_optimal
+    assert len(PROVEN) == 0
+    whole = advise(hand, "shanghai", 3, players=4, discards=True)
+    assert not whole.unfinished and whole.lay_down.proven_optimal
+
+
+def test_the_least_recently_used_answer_goes_first() -> None:
+    kept = ProvenAnswers(size=2)
+    kept.put("a", 1)
+    kept.put("b", 2)
+    assert kept.get("a") == 1  # "b" is now the least recently used
+    kept.put("c", 3)
+    assert kept.get("b") is None and kept.get("a") == 1 and kept.get("c") == 3 and len(kept) == 2
+
+
+def _away(row: DiscardRow) -> float:
+    return float("inf") if row.cards_away is None else row.cards_away
+
+
+def _behind(row: DiscardRow, first: DiscardRow) -> bool:
+    """A row that cannot rank first: behind a discard that lays down this turn, or further away."""
+    return not row.lays_down if first.lays_down else _away(row) > _away(first)
+
+
+def _check_best_rows(hand: tuple[Card, ...], rules_name: str, round_number: int, moment: str | None) -> None:
+    full = advise(hand, rules_name, round_number, discards=True, moment=moment)
+    PROVEN.clear()  # the best rows from scratch too
+    best = advise(hand, rules_name, round_number, discards=True, moment=moment, best_discards=True)
+    assert full.discards is not None and best.discards is not None
+    assert not full.unranked and not best.unranked
+    assert (len(best.discards) > 0) == (len(full.discards) > 0)
+    assert best.discards == full.discards[:len(best.discards)]
+    first = full.discards[0]
+    for row in full.discards[len(best.discards):]:
+        assert _behind(row, first) and row.rank > first.rank
+    # Outside the table, the advice is the same.
+    assert (best.lay_down, best.outs, best.unseen_outs) == (full.lay_down, full.outs, full.unseen_outs)
+
+
+@pytest.mark.parametrize("rules_name, round_number", ROUNDS)
+@FEW
+@given(data=st.data())
+def test_the_best_rows_are_the_full_tables_first_rows(rules_name: str, round_number: int,
+                                                       data: st.DataObject) -> None:
+    hand = _hand(data, rules_name, round_number)
+    _check_best_rows(hand, rules_name, round_number, None)
+
+
+@settings(FEW, suppress_health_check=[HealthCheck.large_base_example])
+@given(turn=turn_hands([preset(name) for name in ("progressive", "pagat", "may-i", "contract")]))
+def test_the_best_rows_of_a_hand_near_its_contract(turn: tuple[Rules, int, str, tuple[Card, ...]]) -> None:
+    rules, round_number, moment, hand = turn  # often one discard from laying down, or laying down
+    _check_best_rows(hand, rules.name, round_number, moment)
+
+
+def test_the_best_rows_leave_out_the_cards_that_break_melds() -> None:
+    hand = "7H 8H 10H 5C 5D 5S KC 2D"  # KC and 2D: 1 away; any other discard: 2 away
+    full = advise(hand, "progressive", 2, players=4, discards=True).discards
+    best = advise(hand, "progressive", 2, players=4, discards=True, best_discards=True).discards
+    assert full is not None and best is not None
+    assert [row.card.token for row in best] == ["KC", "2D"] == [row.card.token for row in full[:2]]
+    assert len(full) == 8 and all(row.cards_away == 2 for row in full[2:])
+
+
+def test_best_discards_is_checked_like_the_other_flags() -> None:
+    with pytest.raises(TypeError, match="best_discards"):
+        advise("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2, discards=True, best_discards="yes")  # type: ignore[arg-type]
