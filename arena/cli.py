@@ -2,11 +2,13 @@
 
     rummy-arena --rules progressive --rounds 1-7 --players 4 --challenger advised \\
         --opponents simulated --seeds 0-199 [--workers N | --engine ray] [--json] [--plot FILE] [--game] \\
-        [--records DIR]
+        [--records DIR] [--save FILE]
 
 The text has a table per round and the total; ``--json`` the same figures as one object, but for
 the time per decision (machines differ), so that the same seeds give it byte for byte here, in
 ``--workers`` processes or as Ray tasks. A progress bar goes to stderr when it is a terminal.
+``--save FILE`` keeps each seed in FILE as it finishes and takes from it the seeds it holds
+already (``arena.saved``): a long run resumes, and a figure grows over several sittings.
 
 Bad input (an unknown policy or rule set, seeds ``5-2``, 0 players, a round the rules lack,
 ``--workers 0``) is one line ``rummy-arena: ...`` on stderr and exit status 2, never a traceback.
@@ -26,9 +28,11 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from analyzer import Policy, Rules, Table, load_rules, write_record
+from arena import saved as saved_seeds
 from arena.duplicate import Match, SeedResult, play_seed
 from arena.policies import PolicyName
 from arena.report import report, svg, text
+from arena.saved import Saved, SaveError
 
 PROG = "rummy-arena"
 BAD_INPUT = 2
@@ -66,6 +70,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--records", metavar="DIR",
                         help="write each table as a game record, DIR/RULES-round-R-seed-S-seat-N.json (the "
                              "challenger's seat); review one with: analyze review FILE --seat N")
+    parser.add_argument("--save", metavar="FILE",
+                        help="add each seed to FILE as it finishes, and take from FILE the seeds it holds "
+                             "(a stopped run resumes; FILE holds one match)")
     parser.add_argument("--game", action="store_true",
                         help="a whole game: every round of the rules, the total each seed's sum over them")
     return parser
@@ -74,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(build_parser().parse_args(argv))
-    except UsageError as error:
+    except (UsageError, SaveError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return BAD_INPUT
 
@@ -88,14 +95,24 @@ def _run(args: argparse.Namespace) -> int:
     _check_table(rules, rounds, args.players)
     match = Match(args.rules, args.players, _policy(args.challenger), _policy(args.opponents))
     records = _records_dir(args.records) if args.records else None
-    jobs = [(match, number, seed, records is not None) for number in rounds for seed in range(first, last + 1)]
-    results = []
-    with _progress(len(jobs)) as tick:
+    saved: Saved = {}
+    if args.save:
+        saved, note = saved_seeds.load(Path(args.save), match)
+        if note:
+            print(f"{PROG}: {note}", file=sys.stderr)
+    wanted = [(number, seed) for number in rounds for seed in range(first, last + 1)]
+    jobs = [(match, number, seed, records is not None) for number, seed in wanted if (number, seed) not in saved]
+    played: dict[tuple[int, int], SeedResult] = {}
+    with contextlib.ExitStack() as stack, _progress(len(jobs)) as tick:
+        save = stack.enter_context(saved_seeds.appender(Path(args.save))) if args.save else None
         for result in play_all(jobs, args.workers, args.engine):
             if records is not None:
                 _write_records(records, rules.name, result)
-            results.append(result)
+            if save is not None:
+                saved_seeds.append(save, match, [result])
+            played[result.round_number, result.seed] = result
             tick()
+    results = [saved[key] if key in saved else played[key] for key in wanted]
     rep = report(match, rules.name, (first, last), args.game, results)
     if args.plot:
         try:

@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
+from unittest import mock
 
 import pytest
 
 from arena.cli import run
+from arena.duplicate import play_seed
 
 ARGS = ["--rounds", "1,3", "--challenger", "greedy", "--opponents", "random", "--seeds", "0-3", "--json"]
 
@@ -66,3 +69,57 @@ def test_bad_input_is_one_line_and_exit_2(args: list[str], message: str, capsys:
     assert captured.out == ""
     assert captured.err.startswith("rummy-arena: ") and message in captured.err
     assert captured.err.count("\n") == 1
+
+
+def test_a_saved_run_resumes_and_gives_the_same_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert run(ARGS) == 0
+    whole = capsys.readouterr().out
+    save = tmp_path / "greedy-random.jsonl"
+    # Seeds 0-1 first, as a sitting stopped half way; then 0-3 plays only seeds 2-3.
+    assert run([*ARGS[:-3], "--seeds", "0-1", "--json", "--save", str(save)]) == 0
+    capsys.readouterr()
+    assert [(row["round"], row["seed"]) for row in map(json.loads, save.read_text().splitlines())] == [
+        (1, 0), (1, 1), (3, 0), (3, 1)]
+    with mock.patch("arena.cli.play_seed", wraps=play_seed) as played:
+        assert run([*ARGS, "--save", str(save)]) == 0
+    assert sorted((c.args[1], c.args[2]) for c in played.call_args_list) == [(1, 2), (1, 3), (3, 2), (3, 3)]
+    assert capsys.readouterr().out == whole
+    assert len(save.read_text().splitlines()) == 8
+    # Asked again, nothing is played: every seed is in the file.
+    with mock.patch("arena.cli.play_seed", side_effect=AssertionError("played again")):
+        assert run([*ARGS, "--save", str(save)]) == 0
+    assert capsys.readouterr().out == whole
+
+
+def test_a_line_cut_off_by_a_stop_is_played_again(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert run(ARGS) == 0
+    whole = capsys.readouterr().out
+    save = tmp_path / "cut.jsonl"
+    assert run([*ARGS, "--save", str(save)]) == 0
+    capsys.readouterr()
+    lines = save.read_text().splitlines(keepends=True)
+    save.write_text("".join(lines[:5]) + lines[5][:40])  # stopped while writing the sixth seed
+    assert run([*ARGS, "--save", str(save)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == whole and "last line was cut off" in captured.err
+    assert len(save.read_text().splitlines()) == 8 and save.read_text().endswith("\n")
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda text: text.replace('"greedy"', '"simulated"', 1),
+     "holds another match (progressive, 4 players, simulated against random)"),
+    (lambda text: "not json\n" + text, "line 1: not a saved seed of rummy-arena"),
+    (lambda text: text.replace('"points":[', '"points":["x",', 1), "line 1: not a saved seed"),
+])
+def test_a_save_file_of_another_match_or_garbled_is_refused(change: Any, message: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    save = tmp_path / "run.jsonl"
+    args = [*ARGS[:-3], "--seeds", "0", "--rounds", "1", "--save", str(save)]
+    assert run(args) == 0
+    capsys.readouterr()
+    before = change(save.read_text())
+    save.write_text(before)
+    assert run(args) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rummy-arena: ") and message in err and err.count("\n") == 1
+    assert save.read_text() == before  # nothing written
