@@ -1,8 +1,8 @@
 """The players of the arena, each a policy by name: ``random``, ``greedy``, ``simulated``, ``advised``
-(the advice: it buys an offered card that is one of its outs), and two ways ``advised`` could buy
-instead, for comparison: ``advised-verdict`` (by the simulated buy verdict against the table, the
-advice's buy answer until play showed it weaker) and ``advised-old-buy`` (the verdict on the
-buyer's own points alone).
+(the advice: it buys an offered card that is one of its outs), and three ways ``advised`` could
+buy instead, for comparison: ``advised-verdict`` (by the simulated buy verdict against the table,
+the advice's buy answer until play showed it weaker), ``advised-old-buy`` (the verdict on the
+buyer's own points alone) and ``advised-completes`` (only an out that completes the contract).
 
 A policy sees what its seat may see at the table, a ``Sight``: its hand, its own melds, every
 seat's melds, the discard pile and the card on offer. Never the stock, never another hand: the
@@ -101,6 +101,7 @@ class PolicyName(enum.StrEnum):
     ADVISED = "advised"
     ADVISED_VERDICT = "advised-verdict"
     ADVISED_OLD_BUY = "advised-old-buy"
+    ADVISED_COMPLETES = "advised-completes"
 
     @classmethod
     def named(cls, name: str) -> PolicyName:
@@ -133,7 +134,8 @@ def make_policy(name: PolicyName, at: Round, seed: str) -> ArenaPolicy:
     if name is PolicyName.SIMULATED:
         return at.simulated_player()
     buying = {PolicyName.ADVISED_VERDICT: Buying.VERDICT,
-              PolicyName.ADVISED_OLD_BUY: Buying.OWN_POINTS_VERDICT}.get(name, Buying.OUTS)
+              PolicyName.ADVISED_OLD_BUY: Buying.OWN_POINTS_VERDICT,
+              PolicyName.ADVISED_COMPLETES: Buying.COMPLETING}.get(name, Buying.OUTS)
     return AdvisedPlayer(at, at.simulated_player(), seed, buying)
 
 
@@ -288,6 +290,7 @@ class Buying(enum.Enum):
     OUTS = "outs"  # the advice's answer: the card is one of the hand's outs (brings the contract closer)
     VERDICT = "verdict"  # the simulated buy verdict against the table says BUY
     OWN_POINTS_VERDICT = "own-points verdict"  # the verdict on the buyer's own points alone says BUY
+    COMPLETING = "completing"  # the advice's answer says BUY and the card completes the contract (one away)
 
 
 class AdvisedPlayer:
@@ -318,12 +321,14 @@ class AdvisedPlayer:
         if sight.melds:
             return self.after.wants_to_buy_at(sight, card)
         at = self.at
-        if self.buying is Buying.OUTS:  # the advice's own answer, no simulation
-            answer = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
+        if self.buying in (Buying.OUTS, Buying.COMPLETING):  # the advice's own answer, no simulation
+            advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen(card)), buy=card,
                             time_limit=TIME_LIMIT, buys_used=sight.buys_used, bought_last=sight.bought_last,
-                            moment=Moment.BEFORE_DRAW, simulate_buy=False).buy_answer
-            assert answer is not None
-            return answer.buys
+                            moment=Moment.BEFORE_DRAW, simulate_buy=False)
+            assert advice.buy_answer is not None
+            if self.buying is Buying.COMPLETING:  # a buy costs penalty cards: only the card that lays down
+                return advice.buy_answer.buys and advice.lay_down.cards_away == 1
+            return advice.buy_answer.buys
         objective = BuyObjective.OWN_POINTS if self.buying is Buying.OWN_POINTS_VERDICT else BuyObjective.AGAINST_TABLE
         seen, turn = _sorted(sight.seen(card)), min(sight.turn + 1, MAX_VERDICT_TURN)
         asked = (at, sight.hand, seen, card, self.verdict_seed, sight.buys_used, sight.bought_last, turn, objective,

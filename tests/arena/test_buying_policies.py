@@ -1,6 +1,7 @@
 """The advised player's ways of buying, compared in the arena: its outs, the advice's answer
 (``advised``), by the simulated verdict against the table (``advised-verdict``), or by the verdict
-on its own points (``advised-old-buy``)."""
+on its own points (``advised-old-buy``), or only an out that completes the contract
+(``advised-completes``)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def sight(cards: tuple[Card, ...]) -> Sight:
 
 @pytest.mark.parametrize(("name", "buying"), [(PolicyName.ADVISED, Buying.OUTS),
                                               (PolicyName.ADVISED_VERDICT, Buying.VERDICT),
-                                              (PolicyName.ADVISED_OLD_BUY, Buying.OWN_POINTS_VERDICT)])
+                                              (PolicyName.ADVISED_OLD_BUY, Buying.OWN_POINTS_VERDICT),
+                                              (PolicyName.ADVISED_COMPLETES, Buying.COMPLETING)])
 def test_each_advised_policy_buys_its_own_way(name: PolicyName, buying: Buying) -> None:
     player = make_policy(PolicyName.named(str(name)), Round(preset("progressive"), 2, 4), "test")
     assert isinstance(player, AdvisedPlayer) and player.buying is buying
@@ -50,6 +52,20 @@ def test_the_advice_buys_its_outs_and_asks_no_verdict(monkeypatch: pytest.Monkey
         assert not player.wants_to_buy_at(sight(ONE_AWAY), Card.parse("KD"))
     assert [str(card) for card, _ in asked] == ["9H", "KD"]
     assert all(simulated is False for _, simulated in asked)
+
+
+def test_completing_buys_only_the_out_that_lays_down() -> None:
+    """One away, the out completes the contract: bought. Two away (the 9H is still an out, the
+    advice buys it), ``advised-completes`` passes; a card that is no out, never."""
+    at = Round(preset("progressive"), 2, 4)
+    completing = make_policy(PolicyName.ADVISED_COMPLETES, at, "test")
+    advised = make_policy(PolicyName.ADVISED, at, "test")
+    two_away = parse_cards("7H 8H 10H 5C 5D 4S KC")  # the set needs a third 5 too
+    with deterministic_work(WORK):
+        assert completing.wants_to_buy_at(sight(ONE_AWAY), Card.parse("9H"))
+        assert advised.wants_to_buy_at(sight(two_away), Card.parse("9H"))
+        assert not completing.wants_to_buy_at(sight(two_away), Card.parse("9H"))
+        assert not completing.wants_to_buy_at(sight(ONE_AWAY), Card.parse("KD"))
 
 
 @pytest.mark.parametrize(("buying", "objective"), [(Buying.VERDICT, BuyObjective.AGAINST_TABLE),
