@@ -38,7 +38,8 @@ def line(match: Match, result: SeedResult) -> str:
                        "tables": tables}, separators=(",", ":")) + "\n"
 
 
-def _result(row: dict[str, Any]) -> SeedResult:
+def seed_result(row: dict[str, Any]) -> SeedResult:
+    """A line of a save file, read (``ValueError``, ``KeyError`` or ``TypeError`` if it is none)."""
     tables = tuple(TableResult(int(t["seat"]), tuple(int(p) for p in t["points"]),
                                None if t["winner"] is None else int(t["winner"]), int(t["turns"]),
                                tuple(int(b) for b in t["buys"]), int(t["decisions"]), float(t["seconds"]))
@@ -70,7 +71,7 @@ def load(path: Path, match: Match) -> tuple[Saved, str | None]:
         try:
             row = json.loads(text_line)
             here = {key: row[key] for key in wanted}
-            result = _result(row)
+            result = seed_result(row)
         except (ValueError, KeyError, TypeError):
             raise SaveError(f"{path}, line {number}: not a saved seed of rummy-arena") from None
         if here != wanted:

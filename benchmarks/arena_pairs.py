@@ -18,6 +18,14 @@ the seeds whose tables came out differently at all, and the CPU seconds of each 
 ``rummy-arena`` compares two policies of one version; this compares two versions of one policy
 through the common opponent: a seed whose decisions all agree scores exactly 0, so most of the
 deal's noise cancels and few seeds tell a small change apart.
+
+``compare`` reads ``rummy-arena --save`` files too (the CPU column is then the challenger's
+thinking, wall clock): two policies of one version, each against the same opponents on the same
+seeds, compared seed by seed the same way:
+
+    rummy-arena --rules shanghai --rounds 3-5 --challenger advised --seeds 0-19 --save advised.jsonl
+    rummy-arena --rules shanghai --rounds 3-5 --challenger advised-completes --seeds 0-19 --save completes.jsonl
+    .venv/bin/python -m benchmarks.arena_pairs compare advised.jsonl completes.jsonl
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any
 from analyzer import interval
 from arena.duplicate import Match, play_seed
 from arena.policies import PolicyName
+from arena.saved import seed_result
 
 
 def play(out: Path, rules: str, rounds: Sequence[int], challenger: str, opponents: str, seeds: Sequence[int],
@@ -52,7 +61,15 @@ def play(out: Path, rules: str, rounds: Sequence[int], challenger: str, opponent
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The lines of ``play``, or of a ``rummy-arena --save`` file read as such."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [_played(row) if "tables" in row else row for row in rows]
+
+
+def _played(row: dict[str, Any]) -> dict[str, Any]:
+    result = seed_result(row)
+    return {"round": result.round_number, "seed": result.seed, "rel": result.relative_points,
+            "out": sum(t.went_out_first for t in result.tables), "cpu": sum(t.seconds for t in result.tables)}
 
 
 def compare(before: Path, after: Path) -> str:
