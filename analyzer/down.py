@@ -30,9 +30,11 @@ set; ``JK=9H`` says it outright.
 from __future__ import annotations
 
 import enum
+import functools
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from analyzer.advice import Out, read_cards, read_one_card
@@ -48,6 +50,7 @@ from analyzer.rules import MeldKind, MeldSpec, Rules
 
 MAX_STATES = 50_000  # table positions one search may reach; far above a real hand's (a few hundred)
 DEADLINE_EVERY = 256  # positions between two looks at the clock
+MELDS_KEPT = 4096  # melds whose lay-offs and joker swaps are kept in a process (``_meld_tries``)
 YOU = 0  # the player's seat in the searched turn; the other players follow in the order given
 
 MeldsText = str | Sequence[PlacedMeld | str]
@@ -409,7 +412,6 @@ class _Search:
         self.truncated = False
         self._left: dict[Key, int] = {}
         self._outs: dict[tuple[tuple[Card, ...], tuple[tuple[PlacedMeld, ...], ...]], tuple[Out, ...]] = {}
-        self._tried: dict[PlacedMeld, tuple[dict[Card, tuple[End | None, ...]], frozenset[Card]]] = {}
 
     def turn(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]] | None = None) -> Turn:
         return Turn(self.rules, self.round_number, YOU, hand, self.melds if melds is None else melds)
@@ -422,28 +424,12 @@ class _Search:
         held = dict.fromkeys(turn.held())
         for seat, seat_melds in enumerate(turn.melds):
             for index, meld in enumerate(seat_melds):
-                lay_offs, substitutes = self._tries(meld)
+                lay_offs, substitutes = _meld_tries(meld, self.rules)
                 for card in held:
                     for end in lay_offs.get(card, ()):
                         yield LayOff(card, seat, index, end)
                     if card in substitutes:
                         yield Substitution(card, seat, index)
-
-    def _tries(self, meld: PlacedMeld) -> tuple[dict[Card, tuple[End | None, ...]], frozenset[Card]]:
-        """For ``meld``, worked out once: the cards ``grown`` lets it take, with the ends (None: a
-        set's), and the natural cards worth trying in a joker's place (what a run's jokers stand
-        for, any card of a set's rank)."""
-        tries = self._tried.get(meld)
-        if tries is None:
-            ends = (End.HIGH, End.LOW) if meld.kind is MeldKind.RUN else (None,)
-            lay_offs = {card: fits for card in ALL_CARD_KINDS
-                        if (fits := tuple(end for end in ends
-                                          if isinstance(grown(meld, card, self.rules, end), PlacedMeld)))}
-            jokers = [meaning for held, meaning in zip(meld.cards, meld.stands_for) if held.is_joker]
-            if meld.kind is not MeldKind.RUN and jokers:
-                jokers = [card for card in ALL_CARD_KINDS if card.rank == meld.stands_for[0].rank]
-            tries = self._tried[meld] = (lay_offs, frozenset(card for card in jokers if not self.rules.is_wild(card)))
-        return tries
 
     def reach(self, start: Turn) -> list[tuple[Turn, tuple[Move, ...]]]:
         """Every position the moves reach from ``start`` (itself too) with no joker owed, each
@@ -534,7 +520,7 @@ class _Search:
         (whose places a longer meld may change)."""
         if any(self.rules.is_wild(card) for card in kept):
             return lambda card: True
-        substitutes = frozenset().union(*(self._tries(meld)[1] for seat in melds for meld in seat))
+        substitutes = frozenset().union(*(_meld_tries(meld, self.rules)[1] for seat in melds for meld in seat))
         neighbours = {(card.suit, rank) for card in kept if card.rank is not None
                       for rank in _next_to(int(card.rank))}
 
@@ -675,6 +661,21 @@ class _Search:
 def _next_to(rank: int) -> tuple[int, ...]:
     """The ranks next to ``rank`` in a run, the ace (1) next to both the two and the king."""
     return tuple(1 + (rank - 1 + step) % 13 for step in (-1, 1))
+
+
+@functools.lru_cache(maxsize=MELDS_KEPT)
+def _meld_tries(meld: PlacedMeld, rules: Rules) -> tuple[Mapping[Card, tuple[End | None, ...]], frozenset[Card]]:
+    """For ``meld``: the cards ``grown`` lets it take, with the ends (None: a set's), and the
+    natural cards worth trying in a joker's place (what a run's jokers stand for, any card of a
+    set's rank). A pure function of the meld and the rules, worked out once a process for the
+    last ``MELDS_KEPT`` melds asked (the same melds lie on the table turn after turn)."""
+    ends = (End.HIGH, End.LOW) if meld.kind is MeldKind.RUN else (None,)
+    lay_offs = {card: fits for card in ALL_CARD_KINDS
+                if (fits := tuple(end for end in ends if isinstance(grown(meld, card, rules, end), PlacedMeld)))}
+    jokers = [meaning for held, meaning in zip(meld.cards, meld.stands_for) if held.is_joker]
+    if meld.kind is not MeldKind.RUN and jokers:
+        jokers = [card for card in ALL_CARD_KINDS if card.rank == meld.stands_for[0].rank]
+    return MappingProxyType(lay_offs), frozenset(card for card in jokers if not rules.is_wild(card))
 
 
 def _key(turn: Turn) -> Key:
