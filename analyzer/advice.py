@@ -202,14 +202,14 @@ def advise(
     before_draw = place.moment is Moment.BEFORE_DRAW
     lay_down = answer_turn(analyser, cards, place)  # first: the answer the budget serves before all else
     shown = _within_unseen(lay_down, analyser, cards, seen_cards, place)
-    if discards:  # every hand one card smaller that needs solving, two at a time
-        analyser.prefetch_outs(_hands_to_solve(analyser, cards, place.moment, best_discards).values(),
-                               before_draw=True)
+    to_solve = _hands_to_solve(analyser, cards, place.moment, best_discards) if discards else {}
+    if to_solve:  # every hand one card smaller that needs solving, two at a time
+        analyser.prefetch_outs(to_solve.values(), before_draw=True)
     out_cards, outs_complete = _outs(analyser, cards, lay_down, before_draw) if lay_down.cards_away \
         else (frozenset(), lay_down.cards_away is not None or lay_down.proven_optimal)
     outs = tuple(Out(card, unseen[card]) for card in ALL_CARD_KINDS if card in out_cards)
-    table, unranked = _discard_table(analyser, cards, unseen, place.moment, best_discards) if discards \
-        else (None, ())
+    table, unranked = _discard_table(analyser, cards, unseen, place.moment, to_solve if best_discards else None) \
+        if discards else (None, ())
     buy_advice = answer = None
     if offered is not None:
         answer = answer_buy(offered, len(cards), lay_down.cards_away, out_cards, rule_set, round_number)
@@ -326,11 +326,12 @@ def _distance(lay_down: LayDown) -> float:
     return math.inf if lay_down.cards_away is None else lay_down.cards_away
 
 
-def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
-                   moment: Moment, best_only: bool = False) -> tuple[tuple[DiscardRow, ...], tuple[Card, ...]]:
+def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int], moment: Moment,
+                   solved: dict[Card, tuple[Card, ...]] | None = None) -> tuple[tuple[DiscardRow, ...], tuple[Card, ...]]:
     """One row per distinct card of the hand, best discard first; and the cards whose rows
     could not be worked out within the time budget (left out of the table, never guessed).
-    ``best_only``: the rows that may rank first only (``advise``'s ``best_discards``).
+    ``solved``: when given, the rows that may rank first only (``advise``'s ``best_discards``,
+    its ``_hands_to_solve``); the other rows are left out.
 
     After the draw, a row whose discard lets the hand lay down this turn holds that play (the
     points left when the turn ends); other rows hold the hand without the card as it stands
@@ -339,7 +340,6 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
     rules = analyser.rules
     whole = analyser.lay_down(cards, before_draw=moment is Moment.BEFORE_DRAW)
     turn_ends = moment is Moment.AFTER_DRAW and whole.can_lay_down and not analyser.go_out
-    solved = _hands_to_solve(analyser, cards, moment, best_only) if best_only else None
     rows = []
     unranked = []
     for card in dict.fromkeys(cards):

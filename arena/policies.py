@@ -17,8 +17,7 @@ from __future__ import annotations
 import enum
 import math
 import random
-import threading
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -45,6 +44,7 @@ from analyzer import (
     extend_meld,
     work_limit,
 )
+from analyzer.round_solver import ProvenAnswers
 
 # Seconds that only guard against a runaway answer: every solve is bounded by deterministic work
 # (the caller's ``deterministic_work``), which is what makes the answers the same on any machine.
@@ -334,7 +334,7 @@ class AdvisedPlayer:
         asked = (at, sight.hand, seen, card, self.verdict_seed, sight.buys_used, sight.bought_last, turn, objective,
                  work_limit())
         known = _VERDICTS.get(asked)
-        if known is not None:
+        if isinstance(known, bool):
             return known
         advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, buy=card, seed=self.verdict_seed,
                         time_limit=TIME_LIMIT, buys_used=sight.buys_used, bought_last=sight.bought_last,
@@ -396,32 +396,9 @@ class AdvisedPlayer:
         return self._outs[key]
 
 
-class _Remembered:
-    """The last ``VERDICTS_KEPT`` buy verdicts asked in this process (any thread), by question."""
-
-    def __init__(self) -> None:
-        self._kept: OrderedDict[tuple[object, ...], bool] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, asked: tuple[object, ...]) -> bool | None:
-        with self._lock:
-            known = self._kept.get(asked)
-            if known is not None:
-                self._kept.move_to_end(asked)
-            return known
-
-    def put(self, asked: tuple[object, ...], buys: bool) -> None:
-        with self._lock:
-            self._kept[asked] = buys
-            while len(self._kept) > VERDICTS_KEPT:
-                self._kept.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
-_VERDICTS = _Remembered()
+# The last ``VERDICTS_KEPT`` finished buy verdicts asked in this process (any thread), by question:
+# a finished verdict is a pure function of the question and the work bound, both in the key.
+_VERDICTS = ProvenAnswers(VERDICTS_KEPT)
 
 
 def _down_seats(sight: Sight) -> tuple[int, ...]:
