@@ -195,7 +195,7 @@ def answer_buy(offered: Card, hand_size: int, cards_away: int | None, outs: Iter
     adds = f"buying adds {extra} card{'s' if extra != 1 else ''} to your hand"
     is_out = offered in set(outs) and bool(cards_away)
     need = cards_to_lay_down(rules, round_number)
-    if hand_size + 1 < need and cards_away:
+    if hand_size + 1 < need and cards_away != 0:  # some cards away, or out of reach without buying
         return BuyAnswer(offered, Verdict.BUY, cards_away,
                          f"Laying down takes {need} cards and you will hold {hand_size + 1} after your draw: only "
                          f"buying gets you down, and {adds}"

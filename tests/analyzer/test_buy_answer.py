@@ -105,6 +105,21 @@ def test_where_only_buying_gets_you_down_any_card_is_bought_even_in_a_go_out_rou
     assert Card.parse("QD") not in {out.card for out in advice.outs}
 
 
+def test_a_hand_whose_contract_is_out_of_reach_without_buying_buys() -> None:
+    """Kolsov's last round, as the analyser sees a dealt hand: 11 cards and a draw can never meld
+    three runs of 5, so the contract is out of reach (cards away None), not some cards away. Only
+    buying gets the hand down: it buys, an out or not (passing every offer, nobody at the table
+    ever laid down in the arena)."""
+    hand = "3C 4C 5C 6C 7H 8H 9H 10H JD QD KS"
+    for offered in ("7C", "2S"):
+        advice = advise(hand, "kolsov", 10, players=4, buy=offered, simulate_buy=False)
+        assert advice.lay_down.cards_away is None and advice.buy_answer is not None
+        assert advice.buy_answer.buys and advice.buy_answer.cards_away is None
+        assert advice.buy_answer.reason.startswith("Laying down takes 15 cards and you will hold 12 after your draw: only buying")
+    ready = answer_buy(Card.parse("2S"), 14, 0, (), preset("kolsov"), 10)  # bought before: a full hand
+    assert not ready.buys
+
+
 @settings(max_examples=25, deadline=None)
 @given(data=st.data())
 def test_the_answer_buys_exactly_the_cards_that_bring_the_contract_closer(data: st.DataObject) -> None:
