@@ -42,7 +42,12 @@ def form_of(client: FlaskClient, path: str) -> dict[str, str]:
     """The hidden fields of the answer form on the page at ``path``."""
     response = client.get(path)
     assert response.status_code == 200, response.text
-    fields = dict(re.findall(r'<input type="hidden" name="(csrf_token|token)" value="([^"]+)"', response.text))
+    return fields_of(response.text)
+
+
+def fields_of(page: str) -> dict[str, str]:
+    """The hidden fields of the answer form in a puzzle page's HTML."""
+    fields = dict(re.findall(r'<input type="hidden" name="(csrf_token|token)" value="([^"]+)"', page))
     assert set(fields) == {"csrf_token", "token"}
     return fields
 

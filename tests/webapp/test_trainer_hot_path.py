@@ -18,7 +18,7 @@ from flask import Flask
 from sqlalchemy import event, select, update
 
 from tests.webapp.conftest import establish, make_app
-from tests.webapp.test_trainer import BUY, DISCARD, LAY_DOWN, answer, form_of, wrong_discard
+from tests.webapp.test_trainer import BUY, DISCARD, LAY_DOWN, answer, fields_of, form_of, wrong_discard
 from webapp.db import PuzzleRating, Report, engine, session, transaction
 from webapp.puzzle_ratings import puzzle_ratings
 
@@ -150,9 +150,7 @@ def test_kept_parts_are_the_puzzles_alone(tmp_path: Path, puzzle: Any) -> None:
     pages = [client.get(f"/puzzles/{puzzle.id}").text for client in (first, second)]
     # each page's own fields (a CSRF token carries the second it was signed in: a second visit's
     # may differ from the first's)
-    tokens = [dict(re.findall(r'<input type="hidden" name="(csrf_token|token)" value="([^"]+)"', page))
-              for page in pages]
-    assert all(set(fields) == {"csrf_token", "token"} for fields in tokens)
+    tokens = [fields_of(page) for page in pages]
     assert tokens[0]["csrf_token"] != tokens[1]["csrf_token"]
     assert tokens[0]["csrf_token"] not in pages[1] and tokens[1]["csrf_token"] in pages[1]
     assert without_tokens(pages[0]) == without_tokens(pages[1])
