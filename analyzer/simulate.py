@@ -158,6 +158,10 @@ class SimulatedPlayer:
         self._lay_off_order = {card: (-points[card], card.sort_key()) for card in ALL_CARD_KINDS}  # costliest first
         contract = self.round_rule.contract
         self._set_in_contract = any(spec.kind != MeldKind.RUN for spec in contract)
+        # In a contract of two sets or more (outside go-out rounds), the size of set a bought card
+        # may make with the naturals of its rank held (None: no such buying); see ``wants_to_buy``.
+        set_sizes = [spec.size for spec in contract if spec.kind != MeldKind.RUN]
+        self._buys_for_sets = min(set_sizes) if len(set_sizes) >= 2 and not self.go_out_round else None
         # A run's reach: two naturals of a suit this many places apart or nearer share a run (0: no run).
         self._run_reach = min((spec.size for spec in contract if spec.kind == MeldKind.RUN), default=0)
         self._places = {card: run_places(card, self.rules) for card in ALL_CARD_KINDS
@@ -258,13 +262,25 @@ class SimulatedPlayer:
         unused: the hand lays down next turn. Not in a go-out round, where laying down melds
         every card: the penalty cards and the next draw must fit the melds too, and a bigger
         hand is harder to meld whole (measured: fewer such buys go out next turn than passes)."""
-        if state.laid_down or state.away is None or state.away == 0:
+        if state.laid_down or state.away == 0:
             return False
         short = len(state.held) + 1 < self.cards_to_lay_down
+        if state.away is None:
+            return short  # out of reach by its size alone (kolsov's last round): any card is one it needs
         near = not self.go_out_round and (BUY_WITHIN is None or state.away <= BUY_WITHIN)
         if not (penalty == 0 or near or short):
             return False
-        return card in state.missing or (card in self._wild_cards and bool(state.missing))
+        return (card in state.missing or (card in self._wild_cards and bool(state.missing))
+                or self._makes_a_set(state, card))
+
+    def _makes_a_set(self, state: PlayerState, card: Card) -> bool:
+        """In a contract of two sets or more, a natural card that makes a set with the naturals of
+        its rank held: a pair the plan leaves out is the hand's second chance at a set (measured
+        in play against ``greedy``, which buys so: docs/strength.md)."""
+        size = self._buys_for_sets
+        if size is None or card in self._wild_cards or card.rank is None:
+            return False
+        return sum(held.rank == card.rank for held in state.held if held not in self._wild_cards) + 1 >= size
 
     def may_help(self, state: PlayerState, drawn: Card) -> bool:
         """A quick test that ``drawn`` might be an out, or for a hand 0 away might be melded

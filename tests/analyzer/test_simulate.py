@@ -219,13 +219,16 @@ def test_the_same_seed_plays_the_same_round() -> None:
 # in docs/strength.md); kolsov 10's hands, never near their contract, play as before. With
 # generator puzzles-8 every seat's view shows every seat's melds (lay-offs and jokers taken back
 # on any meld the rules allow) and Eveleigh goes out without a discard: eveleigh 12 and may-i 2
-# were recorded again; the other six, with no lay-off on another's meld, did not change.
+# were recorded again; the other six, with no lay-off on another's meld, did not change. With
+# generator puzzles-11 a hand out of reach by its size buys any card offered (kolsov 10 recorded
+# again) and a contract of two sets or more, outside go-out rounds, buys a card making a set
+# with a pair held (none of these eight rounds is one: the other seven did not change).
 RECORDED_TABLES = [
     ("progressive", 6, 4, 11, "38eec6174de6f6f0"),
     ("pagat", 7, 4, 12, "ac557c5cf25648f7"),
     ("shanghai", 7, 3, 13, "351e9b1c88146276"),
     ("shanghai-powe", 8, 5, 14, "68350ac9fe313c3c"),
-    ("kolsov", 10, 4, 15, "9a5aa3efcc3985b8"),
+    ("kolsov", 10, 4, 15, "a6c2f1ec65949f79"),
     ("eveleigh", 12, 4, 16, "6838209d16a3201a"),
     ("may-i", 2, 5, 17, "0d920806e8cf6ceb"),
     ("ill-buy-it", 8, 3, 18, "584800a7faf58fdb"),
@@ -533,3 +536,31 @@ def test_a_card_taken_off_a_meld_to_go_out_leaves_no_runs_touching() -> None:
     result = player.play_turn(player.start(before), drawn)
     assert result.went_out and result.discard is not None and result.laid_down
     assert validate_lay_down(hand, rules, 7, result.laid_down, (result.discard,)) == []
+
+
+def test_in_a_contract_of_two_sets_a_card_making_a_set_with_a_pair_held_is_bought() -> None:
+    """Progressive round 4 (three sets of 3): a pair its plan leaves out is the hand's second
+    chance at a set, so the card making it a set is bought, though the plan does not miss it.
+    Not a card of a rank held once, and not in round 2 (one set and a run)."""
+    rules = preset("progressive")
+    player = SimulatedPlayer(RoundSolver(rules, 4, rules.deck_for(4), 5.0))
+    state = player.start(parse_cards("7C 7D 9S 9H 9D QC QD 4S 4H 2C KD"))
+    assert state.away == 2 and set(parse_cards("4S 4H")) <= set(state.unused)  # the plan: 7s, 9s, queens
+    assert not set(parse_cards("4C 4D KS 5H")) & set(state.missing)
+    assert player.wants_to_buy(state, Card.parse("4C"), 1) and player.wants_to_buy(state, Card.parse("4D"), 1)
+    assert not player.wants_to_buy(state, Card.parse("KS"), 1) and not player.wants_to_buy(state, Card.parse("5H"), 1)
+    one_set = SimulatedPlayer(RoundSolver(rules, 2, rules.deck_for(4), 5.0))
+    run_round = one_set.start(parse_cards("7C 7D 4S 4H 9H 10H JH KD 2C 5S"))
+    assert Card.parse("4C") not in run_round.missing and not one_set.wants_to_buy(run_round, Card.parse("4C"), 1)
+
+
+def test_a_hand_out_of_reach_by_its_size_buys_any_card() -> None:
+    """Kolsov's last round (three runs of 5 from 11 cards, a go-out round): drawing never gives
+    the 15 cards, so only buying gets the hand down; passing, no table ever ended."""
+    rules = preset("kolsov")
+    player = SimulatedPlayer(RoundSolver(rules, 10, rules.deck_for(4), 5.0))
+    state = player.start(parse_cards("3C 4C 5C 6C 7H 8H 9H 10H JD QD KS"))
+    assert state.away is None
+    assert player.wants_to_buy(state, Card.parse("2S"), 2) and player.wants_to_buy(state, Card.parse("7C"), 2)
+    bought = player.with_cards(state, parse_cards("2S 8D 8C"))  # the card and its two penalty cards
+    assert len(bought.held) == 14 and bought.away == 4  # within reach now: its plan decides
