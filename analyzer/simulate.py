@@ -256,7 +256,10 @@ class SimulatedPlayer:
     def wants_to_buy(self, state: PlayerState, card: Card, penalty: int) -> bool:
         """Buy a card its plan misses (or a wild card) when buying costs nothing, when the hand
         then lays down on its next turn, or when drawing alone can never give the contract's
-        cards. Judged by the plan alone, so a buy costs no solving.
+        cards. Judged by the plan alone, so a buy costs no solving. A hand out of reach by its
+        size (cards away None) buys any card; in a contract of two sets or more, outside go-out
+        rounds, a natural card making a set with the naturals of its rank held is bought too
+        (``_makes_a_set``).
 
         One card away, the bought card completes the plan, and the penalty cards stay in hand
         unused: the hand lays down next turn. Not in a go-out round, where laying down melds
