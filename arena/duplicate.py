@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +32,7 @@ from arena.policies import ArenaPolicy, PolicyName, Round, Sight, make_policy
 WORK = 5.0
 STREAM = "arena-1"  # the name of the deals' random stream: a new name deals new tables
 Dealt = tuple[tuple[tuple[Card, ...], ...], tuple[Card, ...], tuple[Card, ...]]  # hands, stock, discards
+PolicyMaker = Callable[[PolicyName, Round, str], ArenaPolicy]  # as ``make_policy``
 
 
 @dataclass(frozen=True)
@@ -102,26 +104,29 @@ def deal_seed(rules_name: str, round_number: int, seed: int) -> int:
 
 
 def play_seed(match: Match, round_number: int, seed: int, deals: list[Dealt] | None = None,
-              record: bool = False) -> SeedResult:
-    """The seed's deal played once with the challenger in each seat (``deals``: see ``play_table``;
-    ``record``: each table's game record kept in its result)."""
+              record: bool = False, make_challenger: PolicyMaker = make_policy) -> SeedResult:
+    """The seed's deal played once with the challenger in each seat (``deals``, ``make_challenger``:
+    see ``play_table``; ``record``: each table's game record kept in its result)."""
     with deterministic_work(WORK):
         rules = load_rules(match.rules)
         at = Round(rules, round_number, match.players)
         shuffle = deal_seed(rules.name, round_number, seed)
         tables = tuple(play_table(match, at, shuffle, seat, f"{rules.name}/{round_number}/{seed}/{seat}",
-                                  deals, record)
+                                  deals, record, make_challenger)
                        for seat in range(match.players))
     return SeedResult(round_number, seed, tables)
 
 
 def play_table(match: Match, at: Round, shuffle: int, challenger_seat: int, name: str,
-               deals: list[Dealt] | None = None, record: bool = False) -> TableResult:
+               deals: list[Dealt] | None = None, record: bool = False,
+               make_challenger: PolicyMaker = make_policy) -> TableResult:
     """One table of the deal ``shuffle``: the challenger in ``challenger_seat``, one opponent
     policy shared by the other seats (as a table of ``SimulatedPlayer``s shares one). ``deals``,
     when given, receives the cards as dealt (tests compare the tables of a seed); with
-    ``record``, the result holds the table's game record (the players named by their policies)."""
-    challenger = make_policy(match.challenger, at, f"{name}/challenger")
+    ``record``, the result holds the table's game record (the players named by their policies).
+    ``make_challenger`` builds the challenger's player (``benchmarks.arena_pairs`` swaps one kind
+    of its decisions for the opponents' there)."""
+    challenger = make_challenger(match.challenger, at, f"{name}/challenger")
     opponent = make_policy(match.opponents, at, f"{name}/opponents")
     seats = [Seat(challenger if seat == challenger_seat else opponent, seat) for seat in range(at.players)]
     table = Table.deal(at.rules, at.number, at.players, shuffle, seats)

@@ -26,34 +26,86 @@ seeds, compared seed by seed the same way:
     rummy-arena --rules shanghai --rounds 3-5 --challenger advised --seeds 0-19 --save advised.jsonl
     rummy-arena --rules shanghai --rounds 3-5 --challenger advised-completes --seeds 0-19 --save completes.jsonl
     .venv/bin/python -m benchmarks.arena_pairs compare advised.jsonl completes.jsonl
+
+**Which decision is weak?** ``play --swap KIND`` plays the challenger with one kind of its
+decisions made as the opponents' policy makes them (``Decisions``: taking the face-up card before
+laying down, buying, the play after the draw before laying down, every decision once down), the
+rest its own. Compared with the challenger's own file on the same seeds, a swap that scores
+better points at the weaker decision:
+
+    rummy-arena --rules progressive --rounds 1 --challenger advised --opponents greedy --seeds 0-39 --save advised.jsonl
+    .venv/bin/python -m benchmarks.arena_pairs play take.jsonl --rules progressive --rounds 1 \
+        --challenger advised --opponents greedy --seeds 0-39 --swap take
+    .venv/bin/python -m benchmarks.arena_pairs compare advised.jsonl take.jsonl
 """
 
 from __future__ import annotations
 
 import argparse
+import enum
 import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from analyzer import interval
-from arena.duplicate import Match, play_seed
-from arena.policies import PolicyName
+from analyzer import Card, Play, interval
+from arena.duplicate import Match, PolicyMaker, play_seed
+from arena.policies import ArenaPolicy, PolicyName, Round, Sight, make_policy
 from arena.saved import seed_result
 
 
+class Decisions(enum.StrEnum):
+    """A kind of decision ``--swap`` hands to the opponents' policy."""
+
+    TAKE = "take"  # taking the face-up card or drawing, before laying down
+    BUY = "buy"  # buying an offered discard or passing it
+    DISCARD = "discard"  # the play after the draw (lay down or discard), before laying down
+    DOWN = "down"  # every decision once the contract is down (taking, lay-offs, the discard)
+
+
+class Swapped:
+    """A player making ``swapped`` decisions as ``other`` does and the rest as ``own`` does."""
+
+    def __init__(self, own: ArenaPolicy, other: ArenaPolicy, swapped: Decisions) -> None:
+        self.own, self.other, self.swapped = own, other, swapped
+
+    def _deciding(self, sight: Sight, kind: Decisions) -> ArenaPolicy:
+        if sight.melds:
+            kind = Decisions.BUY if kind is Decisions.BUY else Decisions.DOWN
+        return self.other if kind is self.swapped else self.own
+
+    def wants_discard(self, sight: Sight, card: Card) -> bool:
+        return self._deciding(sight, Decisions.TAKE).wants_discard(sight, card)
+
+    def wants_to_buy_at(self, sight: Sight, card: Card) -> bool:
+        return self._deciding(sight, Decisions.BUY).wants_to_buy_at(sight, card)
+
+    def choose_play_after_draw(self, sight: Sight) -> Play:
+        return self._deciding(sight, Decisions.DISCARD).choose_play_after_draw(sight)
+
+
+def swapping(kind: Decisions, opponents: PolicyName) -> PolicyMaker:
+    """Builds the challenger as ``Swapped``: its ``kind`` of decisions made as ``opponents`` does."""
+
+    def make(name: PolicyName, at: Round, seed: str) -> ArenaPolicy:
+        return Swapped(make_policy(name, at, seed), make_policy(opponents, at, f"{seed}/swapped"), kind)
+
+    return make
+
+
 def play(out: Path, rules: str, rounds: Sequence[int], challenger: str, opponents: str, seeds: Sequence[int],
-         players: int) -> None:
+         players: int, swap: Decisions | None = None) -> None:
     done = {(row["round"], row["seed"]) for row in _rows(out)} if out.exists() else set()
     match = Match(rules, players, PolicyName.named(challenger), PolicyName.named(opponents))
+    make = make_policy if swap is None else swapping(swap, match.opponents)
     with out.open("a") as stream:
         for seed in seeds:
             for number in rounds:
                 if (number, seed) in done:
                     continue
                 start = time.process_time()
-                result = play_seed(match, number, seed)
+                result = play_seed(match, number, seed, make_challenger=make)
                 stream.write(json.dumps({"round": number, "seed": seed, "rel": result.relative_points,
                                          "out": sum(t.went_out_first for t in result.tables),
                                          "cpu": round(time.process_time() - start, 3)}) + "\n")
@@ -125,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     played.add_argument("--challenger", default="advised")
     played.add_argument("--opponents", default="simulated")
     played.add_argument("--seeds", default="0-29")
+    played.add_argument("--swap", choices=list(Decisions), type=Decisions,
+                        help="make this kind of the challenger's decisions as the opponents do")
     compared = commands.add_parser("compare", help="the paired table of two runs")
     compared.add_argument("before", type=Path)
     compared.add_argument("after", type=Path)
@@ -133,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         print(compare(args.before, args.after))
         return 0
     play(args.out, args.rules, _numbers(args.rounds), args.challenger, args.opponents, _numbers(args.seeds),
-         args.players)
+         args.players, args.swap)
     return 0
 
 

@@ -1,15 +1,71 @@
 """The paired comparison of two versions of a policy (benchmarks/arena_pairs.py), run tiny: the
 same code on both sides differs on no seed, and a stopped run resumes without playing again; two
-policies' ``rummy-arena --save`` files compare seed by seed."""
+policies' ``rummy-arena --save`` files compare seed by seed; ``--swap`` hands exactly one kind of
+decision to the opponents' policy."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
+import pytest
+
+from analyzer import Play, parse_cards
 from arena.cli import run
 from arena.saved import seed_result
-from benchmarks.arena_pairs import compare, play
+from benchmarks.arena_pairs import Decisions, Swapped, compare, play
+
+SEVEN = parse_cards("7H")[0]
+
+
+class Asked:
+    """A stub player that answers every decision and notes which it was asked."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    def wants_discard(self, sight: Any, card: Any) -> bool:
+        self.asked.append("take")
+        return True
+
+    def wants_to_buy_at(self, sight: Any, card: Any) -> bool:
+        self.asked.append("buy")
+        return True
+
+    def choose_play_after_draw(self, sight: Any) -> Play:
+        self.asked.append("play")
+        return Play(discard=SEVEN)
+
+
+@pytest.mark.parametrize("swapped", list(Decisions))
+def test_a_swap_hands_its_kind_of_decision_and_no_other_to_the_opponents_policy(swapped: Decisions) -> None:
+    own, other = Asked(), Asked()
+    player = Swapped(own, other, swapped)  # type: ignore[arg-type]
+    before, down = SimpleNamespace(melds=()), SimpleNamespace(melds=(("a meld",),))
+    for sight in (before, down):
+        player.wants_discard(sight, SEVEN)  # type: ignore[arg-type]
+        player.wants_to_buy_at(sight, SEVEN)  # type: ignore[arg-type]
+        player.choose_play_after_draw(sight)  # type: ignore[arg-type]
+    kinds = {Decisions.TAKE: ["take"], Decisions.BUY: ["buy", "buy"], Decisions.DISCARD: ["play"],
+             Decisions.DOWN: ["take", "play"]}
+    assert other.asked == kinds[swapped]
+    assert len(own.asked) + len(other.asked) == 6  # each decision asked of exactly one of them
+
+
+def test_a_swapped_challenger_plays_differently_and_the_same_policy_swapped_in_changes_nothing(
+        tmp_path: Path) -> None:
+    """``random`` making its plays after the draw as ``greedy`` does is another player; ``greedy``
+    making its buys as ``greedy`` does is ``greedy``."""
+    plain, swapped = tmp_path / "random.jsonl", tmp_path / "random-greedy-plays.jsonl"
+    play(plain, "progressive", [1], "random", "greedy", [0, 1], 4)
+    play(swapped, "progressive", [1], "random", "greedy", [0, 1], 4, Decisions.DISCARD)
+    assert compare(plain, swapped).splitlines()[-1].split()[-4] != "0"  # some seed came out differently
+    same, same_swapped = tmp_path / "greedy.jsonl", tmp_path / "greedy-swapped.jsonl"
+    play(same, "progressive", [1], "greedy", "greedy", [0], 4)
+    play(same_swapped, "progressive", [1], "greedy", "greedy", [0], 4, Decisions.BUY)
+    assert compare(same, same_swapped).splitlines()[-1].split()[-4] == "0"
 
 
 def test_the_same_code_twice_differs_on_no_seed_and_a_run_resumes(tmp_path: Path) -> None:
