@@ -46,7 +46,7 @@ from analyzer.melds import card_at, card_places, meld_problems
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import Deadline
-from analyzer.rules import MeldKind, MeldSpec, Rules
+from analyzer.rules import DiscardToGoOut, MeldKind, MeldSpec, Rules
 
 MAX_STATES = 50_000  # table positions one search may reach; far above a real hand's (a few hundred)
 DEADLINE_EVERY = 256  # positions between two looks at the clock
@@ -486,27 +486,39 @@ class _Search:
     def outs(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
         """The unseen cards that, drawn next turn, would let one more kept card be laid off on
         ``melds`` (the table as this turn leaves it), asked on the melds that matter to them
-        (``_within_reach``) and remembered by those."""
+        (``_within_reach``) and remembered by those. Where the last card may not be a discard
+        and every kept card can be laid off already, the cards that would let the whole hand go
+        (``_goes_whole``: the drawn card itself must go too, on any meld)."""
         if not kept:
             return ()
         if self.deadline.expired:  # no time left to count them: the answer says it is incomplete
             self.truncated = True
             return ()
         near = self._within_reach(kept, melds)
+        whole = self._goes_whole(kept, near)
+        if whole:
+            near = tuple(tuple(seat) for seat in melds)
         key = (tuple(sorted(kept, key=Card.sort_key)), near)
         if key not in self._outs:
-            self._outs[key] = self._outs_on(kept, near)
+            self._outs[key] = self._outs_on(kept, near, whole)
         return self._outs[key]
 
-    def _outs_on(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
-        now = self.left(kept, melds)
+    def _goes_whole(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> bool:
+        """Whether going out is by melding only and the moves can lay off every kept card: the
+        player keeps them because a last card may not be discarded, and goes out next turn when
+        the drawn card can be laid off with them."""
+        return self.rules.discard_to_go_out == DiscardToGoOut.NEVER and self.left(kept, melds) == 0
+
+    def _outs_on(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]],
+                 whole: bool = False) -> tuple[Out, ...]:
+        below = 1 if whole else self.left(kept, melds)  # an out leaves fewer cards than this
         found = []
         probe = self.turn((), melds)
-        may_free = self._may_free(kept, melds)
+        may_free = (lambda card: True) if whole else self._may_free(kept, melds)
         for card in ALL_CARD_KINDS:
             if self.unseen.get(card, 0) <= 0 or not may_free(card) or not self._fits(probe, card):
                 continue  # it moves nothing, or nothing it moves lets a kept card go
-            if self.left((*kept, card), melds) < now:
+            if self.left((*kept, card), melds) < below:
                 found.append(Out(card, self.unseen[card]))
         return tuple(found)
 

@@ -24,12 +24,12 @@ from analyzer import (
     read_melds,
     read_table,
 )
-from analyzer.cards import ALL_CARD_KINDS, Card, parse_cards
+from analyzer.cards import ALL_CARD_KINDS, Card, Rank, parse_cards
 from analyzer.down import DownAdvice, DownRow, FaceUpChoice, move_text
 from analyzer.hand import check_deck, deck_copies
 from analyzer.moves import End, LayOff, Substitution, TableError, Turn
 from analyzer.result import PlacedMeld
-from analyzer.rules import Rules, preset
+from analyzer.rules import DiscardToGoOut, Rules, preset
 
 # ---- the brute-force reference ---------------------------------------------------------------
 
@@ -99,10 +99,13 @@ def brute_left(rules: Rules, number: int, hand: Sequence[Card], table: Sequence[
 
 def brute_outs(rules: Rules, number: int, kept: Sequence[Card], table: Sequence[Sequence[PlacedMeld]],
                unseen: Counter[Card]) -> int:
-    """Unseen copies of the cards that let one more kept card go next turn."""
+    """Unseen copies of the cards that let one more kept card go next turn; where the last card
+    may not be a discard and every kept card goes already, those that let the whole hand go."""
     if not kept:
         return 0
     now = brute_left(rules, number, kept, table)
+    if now == 0 and rules.discard_to_go_out == DiscardToGoOut.NEVER:
+        now = 1  # kept only because it may not be discarded: an out goes with it
     return sum(unseen[card] for card in ALL_CARD_KINDS
                if unseen[card] > 0 and brute_left(rules, number, [*kept, card], table) < now)
 
@@ -265,6 +268,27 @@ def test_a_last_card_is_laid_off_where_it_may_not_be_discarded() -> None:
     assert advice.best.goes_out and advice.best.discard is None
     stuck = advise_down("4D", "shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H")
     assert [row.discard for row in stuck.rows] == [None] and stuck.best.kept == (Card.parse("4D"),)
+
+
+def test_a_last_card_that_fits_is_kept_where_it_may_not_be_discarded() -> None:
+    """shanghai-powe: holding the 4♥ (no meld takes it) and the 7♦ (on the 7s), laying off the
+    7♦ leaves a last card that may neither be discarded nor laid off; discarding the 4♥ keeps a
+    card that goes out with any next card that fits, whose unseen copies are its outs."""
+    table = "5C 5D 5S | 9C 9D 9S"
+    advice = advise_down("4H 7D", "shanghai-powe", 1, "7C 7S 7H | QC QD QS", table, players=4)
+    best = advice.best
+    assert best.discard == Card.parse("4H") and best.kept == (Card.parse("7D"),) and not best.moves
+    seen = parse_cards("4H 7D 7C 7S 7H QC QD QS 5C 5D 5S 9C 9D 9S")
+    deck = preset("shanghai-powe").deck_for(4)
+    expected = {card.token: deck_copies(card, deck) - seen.count(card) for card in ALL_CARD_KINDS
+                if card.is_joker or card.rank in {Rank.SEVEN, Rank.QUEEN, Rank.FIVE, Rank.NINE}}
+    assert {out.card.token: out.unseen for out in best.outs} == expected
+    assert best.unseen_outs == sum(expected.values()) == 23
+    stuck = advice.rows[1]  # laying the 7♦ off: the 4♥ stays, with no card to free it
+    assert stuck.kept == (Card.parse("4H"),) and stuck.unseen_outs == 0 and stuck.rank == 2
+    # Where the last card is discarded to go out, the 7♦ is laid off and the 4♥ goes out.
+    required = advise_down("4H 7D", "shanghai", 1, "7C 7S 7H | QC QD QS", table, players=4)
+    assert required.best.goes_out and required.best.discard == Card.parse("4H")
 
 
 def test_outs_count_the_unseen_cards_that_free_a_kept_card() -> None:
