@@ -516,7 +516,8 @@ class _Search:
         probe = self.turn((), melds)
         may_free = (lambda card: True) if whole else self._may_free(kept, melds)
         for card in ALL_CARD_KINDS:
-            if self.unseen.get(card, 0) <= 0 or not may_free(card) or not self._fits(probe, card):
+            # Going whole, the drawn card may go after a kept card (the 10♠ once the 9♠ is laid off).
+            if self.unseen.get(card, 0) <= 0 or not may_free(card) or not (whole or self._fits(probe, card)):
                 continue  # it moves nothing, or nothing it moves lets a kept card go
             if self.left((*kept, card), melds) < below:
                 found.append(Out(card, self.unseen[card]))

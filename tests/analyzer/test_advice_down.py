@@ -154,6 +154,7 @@ TABLES = [
     ("shanghai", 2, "JC QC KC AC | 5H 5D 5S", "2D 3D 4D 5D | 9S 9H JK", "10C AC 9C 5C JK 6D AD 9D 9C 3H"),
     ("eveleigh", 2, "3H 4H 5H 6H | 8C 8D 8S", "KD KS 2C", "2H 7H 8H 9H 2S KC 8H JK 10H"),
     ("shanghai-powe", 1, "7C 7D 7H | 9S 9D 9H", "QH QD QC", "7S 9C 9H 8H AH 9H 2C JK"),
+    ("shanghai-powe", 3, "5S 6S 7S 8S | 5H 6H 7H 8H", "", "9S 10S 4S 4D 9H JK 3C"),
     ("contract", 3, "3S 4S 5S 6S | 9D 10D JK QD", "", "2S 7S 8S JD KD AD 4C JK"),
 ]
 
@@ -289,6 +290,10 @@ def test_a_last_card_that_fits_is_kept_where_it_may_not_be_discarded() -> None:
     # Where the last card is discarded to go out, the 7♦ is laid off and the 4♥ goes out.
     required = advise_down("4H 7D", "shanghai", 1, "7C 7S 7H | QC QD QS", table, players=4)
     assert required.best.goes_out and required.best.discard == Card.parse("4H")
+    # On runs, a card that goes only once the kept card is laid off is an out too (the 10♠).
+    runs = advise_down("9S 4D", "shanghai-powe", 3, "5S 6S 7S 8S | 5H 6H 7H 8H", players=4).best
+    assert runs.discard == Card.parse("4D") and runs.kept == (Card.parse("9S"),)
+    assert {out.card.token for out in runs.outs} == {"10S", "4S", "4H", "9H", "JK"}
 
 
 def test_outs_count_the_unseen_cards_that_free_a_kept_card() -> None:
