@@ -102,8 +102,13 @@ from puzzles.themes import UNRATED, tag
 # naturals of its rank held (contracts of two sets or more, outside go-out rounds), and a hand
 # out of reach by its size buys any card (measured against greedy: docs/strength.md); its play
 # makes the positions and is the buy verdict's model, so the going-out tables were measured
-# again and the whole bank carried over. The seeds' random streams keep the first version's name.
-GENERATOR = "puzzles-11"
+# again and the whole bank carried over. puzzles-12: where a last card may not be a discard
+# (``discard_to_go_out = "never"``, shanghai-powe), the simulated player once down discards a card
+# that fits nowhere rather than lay off every card and keep it (a table of such players went round
+# until the turn cap); only that rule's play changed, so only its going-out entries were measured
+# again and its buy and discard shards carried over (the others keep puzzles-11, derived by the
+# same play). The seeds' random streams keep the first version's name.
+GENERATOR = "puzzles-12"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),

@@ -336,7 +336,9 @@ def test_extend_meld_follows_the_rules() -> None:
     ("required", "3C", "8S", ["8S"], "3C", True),  # the last card goes as the discard
     ("required", "8S", "KS", ["KS"], "8S", True),  # both fit: one is kept for the discard
     ("optional", "8S", "KS", ["KS", "8S"], None, True),  # both fit: out by laying off
-    ("never", "3C", "8S", ["8S"], None, False),  # may not go out by discarding the 3C
+    # May not go out by discarding: laying off the 8S would leave the 3C, which fits nowhere and
+    # may not be discarded; the 3C goes and the 8S that fits is kept (out with a next card that fits).
+    ("never", "3C", "8S", [], "3C", False),
     ("never", "8S", "KS", ["KS", "8S"], None, True),
     ("required", "3C 4D", "8S", ["8S"], "4D", False),
     ("optional", "AS", "KS", ["KS", "AS"], None, True),  # the ace fits only once the king is laid off
