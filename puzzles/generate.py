@@ -106,8 +106,9 @@ from puzzles.themes import UNRATED, tag
 # (``discard_to_go_out = "never"``, shanghai-powe), the simulated player once down discards a card
 # that fits nowhere rather than lay off every card and keep it (a table of such players went round
 # until the turn cap); only that rule's play changed, so only its going-out entries were measured
-# again and its buy and discard shards carried over (the others keep puzzles-11, derived by the
-# same play). The seeds' random streams keep the first version's name.
+# again and its shards carried over, with every lay-down shard (lay-downs do not depend on play);
+# the other presets' buys and discards keep puzzles-11, derived by the same play. The seeds' random
+# streams keep the first version's name.
 GENERATOR = "puzzles-12"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic

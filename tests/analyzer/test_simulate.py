@@ -343,6 +343,7 @@ def test_extend_meld_follows_the_rules() -> None:
     ("required", "3C 4D", "8S", ["8S"], "4D", False),
     ("optional", "AS", "KS", ["KS", "AS"], None, True),  # the ace fits only once the king is laid off
     ("never", "3C 7S", "KS", ["KS"], "3C", False),  # the 7S is nearer a meld than the cheaper 3C
+    ("never", "3C 8S", "KS", ["KS"], "3C", False),  # the 3C would be stuck: the cheaper 8S waits
 ])
 def test_after_laying_down_it_lays_off_and_goes_out_as_the_rules_allow(
         rule: str, held: str, drawn: str, laid_off: list[str], discard: str | None, out: bool) -> None:
@@ -355,6 +356,17 @@ def test_after_laying_down_it_lays_off_and_goes_out_as_the_rules_allow(
     assert [card.token for _, card in result.lay_offs] == laid_off
     assert (result.discard.token if result.discard else None) == discard
     assert result.went_out == out and (result.state.held == ()) == out
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_table_where_no_discard_goes_out_ends(seed: int) -> None:
+    """Under shanghai-powe (no going out by a discard) these tables of simulated players went round
+    to the turn cap, every player down and holding a last card that fit nowhere; a player now
+    discards such a card and keeps one that fits, so somebody goes out."""
+    table = Table.deal(preset("shanghai-powe"), 1, players=4, seed=seed)
+    outcome = table.play()
+    assert outcome.finished and outcome.winner is not None
+    assert outcome.penalty_points[outcome.winner] == 0
 
 
 def test_a_laid_down_player_tries_each_card_on_a_meld_once(monkeypatch: pytest.MonkeyPatch) -> None:
