@@ -467,25 +467,27 @@ class SimulatedPlayer:
         allow (the joker then laid off at once), then discard the costliest of the rest; go out
         when the hand empties as ``discard_to_go_out`` allows."""
         rules = self.rules
-        hand = sorted(state.held + (drawn,), key=self._lay_off_order.__getitem__)  # costliest first
-        melds = list(state.melds)
+        dealt = sorted(state.held + (drawn,), key=self._lay_off_order.__getitem__)  # costliest first
+        hand, melds = list(dealt), list(state.melds)
         must_discard = rules.discard_to_go_out == DiscardToGoOut.REQUIRED
-        stuck = self._stuck_last_card(hand, melds, others, seat)
-        if stuck is not None:
-            # Laying off every card that fits would leave a last card that fits nowhere, which
-            # may not be discarded: discard it, and keep the cheapest card that fits (the hand
+        never = rules.discard_to_go_out == DiscardToGoOut.NEVER
+        # the last card is for the discard that goes out
+        lay_offs, moves = self._lay_off_all(hand, melds, others, 1 if must_discard else 0, seat)
+        if never and len(hand) == 1 and (lay_offs or moves):
+            # Laying off every card that fits leaves a last card that fits nowhere, which may not
+            # be discarded: discard it instead, and keep the cheapest card that fits (the hand
             # goes out next turn when the drawn card fits too).
+            stuck = hand[0]
+            hand, melds = list(dealt), list(state.melds)
             hand.remove(stuck)
             lay_offs, moves = self._lay_off_all(hand, melds, others, 1, seat)
             after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
             return TurnResult(after, (), tuple(lay_offs), stuck, False, tuple(moves))
-        # the last card is for the discard that goes out
-        lay_offs, moves = self._lay_off_all(hand, melds, others, 1 if must_discard else 0, seat)
         tried = self._tried_on(melds)
         discard: Card | None = None
-        if len(hand) == 1 and rules.discard_to_go_out == DiscardToGoOut.NEVER:
+        if len(hand) == 1 and never:
             pass  # it may not go out by discarding: the last card waits for a meld it fits
-        elif rules.discard_to_go_out == DiscardToGoOut.NEVER and len(hand) == 2:
+        elif never and len(hand) == 2:
             # Keep the card nearer to fitting a meld: it is the one that can go out.
             discard = max(hand, key=lambda c: (self._fit_distance(c, melds, tried), *self._cost[c]))
             hand.remove(discard)
@@ -494,16 +496,6 @@ class SimulatedPlayer:
             hand.remove(discard)
         after = self._remember(PlayerState(sorted_cards(hand), tuple(melds)))
         return TurnResult(after, (), tuple(lay_offs), discard, not hand, tuple(moves))
-
-    def _stuck_last_card(self, hand: Sequence[Card], melds: Sequence[PlacedMeld], others: Others,
-                         seat: int | None) -> Card | None:
-        """Where the last card may not be a discard: the card that laying off every card that
-        fits would leave alone in hand, fitting nowhere (None: no such card, or nothing laid off)."""
-        if self.rules.discard_to_go_out != DiscardToGoOut.NEVER or len(hand) < 2:
-            return None
-        left = list(hand)
-        lay_offs, moves = self._lay_off_all(left, list(melds), others, 0, seat)
-        return left[0] if len(left) == 1 and (lay_offs or moves) else None
 
     def _lay_off_all(self, hand: list[Card], melds: list[PlacedMeld], others: Others, keep: int,
                      own_seat: int | None = None) -> tuple[list[tuple[int, Card]], list[Move]]:
