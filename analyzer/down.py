@@ -32,7 +32,7 @@ from __future__ import annotations
 import enum
 import functools
 from collections import Counter, deque
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -42,7 +42,7 @@ from analyzer.arguments import optional_whole_number, rules_in_use, time_limit_i
 from analyzer.buy import AdviceError
 from analyzer.cards import ALL_CARD_KINDS, Card, CardError, sorted_cards, tokens
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
-from analyzer.melds import card_at, card_places, meld_problems
+from analyzer.melds import card_at, card_places, meld_problems, wild_cards
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
 from analyzer.result import PlacedMeld
 from analyzer.round_solver import Deadline
@@ -386,6 +386,7 @@ def melds_text(melds: Sequence[PlacedMeld]) -> str:
 # ---- the search ----------------------------------------------------------------------------------
 
 Key = tuple[tuple[Card, ...], tuple[tuple[PlacedMeld, ...], ...], int]
+Alike = tuple[tuple[Card, ...], tuple[int, ...], int]  # a position by what can happen from it (``alike``)
 
 
 @dataclass(frozen=True)
@@ -410,11 +411,44 @@ class _Search:
         self.melds = melds
         self.unseen = unseen
         self.truncated = False
-        self._left: dict[Key, int] = {}
-        self._outs: dict[tuple[tuple[Card, ...], tuple[tuple[PlacedMeld, ...], ...]], tuple[Out, ...]] = {}
+        self._left: dict[Alike, int] = {}
+        self._outs: dict[tuple[tuple[Card, ...], tuple[int, ...]], tuple[Out, ...]] = {}
+        self._shapes: dict[PlacedMeld, int] = {}  # a meld's shape (``shape``), numbered
+        self._numbers: dict[PlacedMeld | tuple[Any, ...], int] = {}
 
     def turn(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]] | None = None) -> Turn:
         return Turn(self.rules, self.round_number, YOU, hand, self.melds if melds is None else melds)
+
+    # -- positions alike -------------------------------------------------------------------------
+
+    def shape(self, meld: PlacedMeld) -> int:
+        """What ``meld`` takes from now on, numbered (equal numbers: equal shapes). A run: the
+        run itself (its places, and which of them a joker or another wild card holds). A set (or
+        pair): its kind, rank, size, wild cards and jokers. Which naturals of its rank a set
+        holds changes nothing: it takes any card of its rank (``grown``), a wild card within the
+        limits counted from its wild and natural cards (``wild_limit_problems``), a natural of
+        its rank in a joker's place (``Turn.substitute``), and each move changes the shape alike."""
+        number = self._shapes.get(meld)
+        if number is None:
+            shape: PlacedMeld | tuple[Any, ...] = meld
+            if meld.kind is not MeldKind.RUN:
+                shape = (meld.kind, meld.stands_for[0].rank, len(meld.cards), len(wild_cards(meld, self.rules)),
+                         sum(card.is_joker for card in meld.cards))
+            number = self._shapes[meld] = self._numbers.setdefault(shape, len(self._numbers))
+        return number
+
+    def alike_table(self, melds: Sequence[Sequence[PlacedMeld]]) -> tuple[int, ...]:
+        """A table by the shapes of the melds the player may play on, in any order: a player
+        down plays on its own melds and, where ``lay_off_on_others`` allows, on every other
+        player's as on its own (``Turn._may_play_on_table`` asks nothing else of a meld)."""
+        seats = melds if self.rules.lay_off_on_others else melds[YOU:YOU + 1]
+        return tuple(sorted(self.shape(meld) for seat in seats for meld in seat))
+
+    def alike(self, turn: Turn) -> Alike:
+        """A position by what can happen from it: the hand, the table (``alike_table``), the
+        jokers owed. Positions alike allow the same moves, each leaving positions alike: they
+        leave as few cards, and a drawn card is an out on both or on neither."""
+        return tuple(turn.held()), self.alike_table(turn.melds), turn.jokers_owed
 
     # -- positions -------------------------------------------------------------------------------
 
@@ -431,10 +465,12 @@ class _Search:
                     if card in substitutes:
                         yield Substitution(card, seat, index)
 
-    def reach(self, start: Turn) -> list[tuple[Turn, tuple[Move, ...]]]:
+    def reach(self, start: Turn, alike: bool = False) -> list[tuple[Turn, tuple[Move, ...]]]:
         """Every position the moves reach from ``start`` (itself too) with no joker owed, each
-        once, with the fewest moves that reach it (breadth first)."""
-        found: dict[Key, tuple[Turn, tuple[Move, ...]]] = {_key(start): (start, ())}
+        once, with the fewest moves that reach it (breadth first); with ``alike``, one of each
+        set of positions alike (``alike``: the same figures, by other moves)."""
+        key_of: Callable[[Turn], Hashable] = self.alike if alike else _key
+        found: dict[Hashable, tuple[Turn, tuple[Move, ...]]] = {key_of(start): (start, ())}
         queue: deque[tuple[Turn, tuple[Move, ...]]] = deque([(start, ())])
         while queue:
             turn, path = queue.popleft()
@@ -447,7 +483,7 @@ class _Search:
                         after.substitute(move)
                 except TableError:
                     continue
-                key = _key(after)
+                key = key_of(after)
                 if key in found:
                     continue
                 if len(found) >= MAX_STATES or (len(found) % DEADLINE_EVERY == 0 and self.deadline.expired):
@@ -458,11 +494,11 @@ class _Search:
                 queue.append((after, path + (move,)))
         return [(turn, path) for turn, path in found.values() if not turn.jokers_owed]
 
-    def ends(self, hand: Sequence[Card]) -> list[_End]:
-        """Every legal end of the turn: each position reached, with each discard ``Turn`` allows
-        there (and none, where it allows that)."""
+    def ends(self, hand: Sequence[Card], alike: bool = False) -> list[_End]:
+        """Every legal end of the turn: each position reached (``reach``), with each discard
+        ``Turn`` allows there (and none, where it allows that)."""
         ends = []
-        for turn, path in self.reach(self.turn(hand)):
+        for turn, path in self.reach(self.turn(hand), alike):
             for discard in (None, *dict.fromkeys(turn.held())):
                 done = turn.copy()
                 try:
@@ -476,12 +512,46 @@ class _Search:
         return ends
 
     def left(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> int:
-        """The fewest cards of ``hand`` the moves can leave on ``melds`` (no discard)."""
+        """The fewest cards of ``hand`` the moves can leave on ``melds`` (no discard), searched
+        over positions alike (``alike``: they allow the same moves) once, and stopped at an
+        emptied hand; remembered by the position's likeness."""
         start = self.turn(hand, melds)
-        key = _key(start)
+        key = self.alike(start)
         if key not in self._left:
-            self._left[key] = min(sum(turn.hand.values()) for turn, _ in self.reach(start))
+            fewest = sum(start.hand.values())
+            for turn in self._positions(start):
+                if not turn.jokers_owed:
+                    fewest = min(fewest, sum(turn.hand.values()))
+                    if not fewest:
+                        break
+            self._left[key] = fewest
         return self._left[key]
+
+    def _positions(self, start: Turn) -> Iterator[Turn]:
+        """``start`` and every position the moves reach from it, one of each set of positions
+        alike (``alike``), depth first; at most ``MAX_STATES`` (then ``truncated``)."""
+        seen = {self.alike(start)}
+        stack = [start]
+        while stack:
+            turn = stack.pop()
+            yield turn
+            for move in self.moves(turn):
+                after = turn.copy()
+                try:
+                    if isinstance(move, LayOff):
+                        after.lay_off(move)
+                    else:
+                        after.substitute(move)
+                except TableError:
+                    continue
+                key = self.alike(after)
+                if key in seen:
+                    continue
+                if len(seen) >= MAX_STATES or (len(seen) % DEADLINE_EVERY == 0 and self.deadline.expired):
+                    self.truncated = True
+                    return
+                seen.add(key)
+                stack.append(after)
 
     def outs(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> tuple[Out, ...]:
         """The unseen cards that, drawn next turn, would let one more kept card be laid off on
@@ -498,7 +568,7 @@ class _Search:
         whole = self._goes_whole(kept, near)
         if whole:
             near = tuple(tuple(seat) for seat in melds)
-        key = (tuple(sorted(kept, key=Card.sort_key)), near)
+        key = (tuple(sorted(kept, key=Card.sort_key)), self.alike_table(near))
         if key not in self._outs:
             self._outs[key] = self._outs_on(kept, near, whole)
         return self._outs[key]
@@ -511,17 +581,46 @@ class _Search:
 
     def _outs_on(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]],
                  whole: bool = False) -> tuple[Out, ...]:
-        below = 1 if whole else self.left(kept, melds)  # an out leaves fewer cards than this
         found = []
+        if whole:
+            # Going whole, the drawn card may go after a kept card (the 10♠ once the 9♠ is laid
+            # off): only a card with a move on some table the kept cards' moves reach can.
+            placeable, last = self._placeable(kept, melds)
+            for card in ALL_CARD_KINDS:
+                if self.unseen.get(card, 0) > 0 and card in placeable and (
+                        card in last or not self.left((*kept, card), melds)):
+                    found.append(Out(card, self.unseen[card]))
+            return tuple(found)
+        below = self.left(kept, melds)  # an out leaves fewer cards than this
         probe = self.turn((), melds)
-        may_free = (lambda card: True) if whole else self._may_free(kept, melds)
+        may_free = self._may_free(kept, melds)
         for card in ALL_CARD_KINDS:
-            # Going whole, the drawn card may go after a kept card (the 10♠ once the 9♠ is laid off).
-            if self.unseen.get(card, 0) <= 0 or not may_free(card) or not (whole or self._fits(probe, card)):
+            if self.unseen.get(card, 0) <= 0 or not may_free(card) or not self._fits(probe, card):
                 continue  # it moves nothing, or nothing it moves lets a kept card go
             if self.left((*kept, card), melds) < below:
                 found.append(Out(card, self.unseen[card]))
         return tuple(found)
+
+    def _placeable(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]
+                   ) -> tuple[frozenset[Card], frozenset[Card]]:
+        """The cards with a move worth trying (``moves``) on some table the moves of ``kept``
+        reach from ``melds``, and among them those laid off last: on a table where every kept
+        card is laid off. A drawn card goes on a table some of the kept cards' moves leave, and
+        those moves never depend on it (a move asks only for its own card): a card outside the
+        first set cannot go this turn, and a card of the second goes after the whole hand."""
+        tried: set[Card] = set()
+        last: set[Card] = set()
+        played_on = range(len(melds)) if self.rules.lay_off_on_others else (YOU,)
+        for turn in self._positions(self.turn(kept, melds)):
+            emptied = not turn.hand.total() and not turn.jokers_owed
+            for seat, seat_melds in enumerate(turn.melds):
+                for meld in seat_melds:
+                    lay_offs, substitutes = _meld_tries(meld, self.rules)
+                    tried.update(lay_offs)
+                    tried.update(substitutes)
+                    if emptied and seat in played_on:
+                        last.update(lay_offs)  # each a legal lay-off there (``grown``)
+        return frozenset(tried), frozenset(last)
 
     def _may_free(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> Callable[[Card], bool]:
         """A quick test that a drawn card might let one more kept card go (False: it certainly
@@ -591,10 +690,18 @@ class _Search:
 
     # -- the discard table -----------------------------------------------------------------------
 
+    def _distinct(self, ends: Iterable[_End]) -> list[_End]:
+        """The first end of each kept hand and table alike (the outs depend on nothing else)."""
+        found: dict[tuple[Any, ...], _End] = {}
+        for end in ends:
+            found.setdefault((end.kept, self.alike_table(end.turn.melds)), end)
+        return list(found.values())
+
     def rows(self, hand: Sequence[Card], best_only: bool = False) -> tuple[DownRow, ...]:
         """One row per discard (None: no discard), each its best end, best first; with
-        ``best_only``, only the rows that may come first (those keeping the fewest cards)."""
-        ends = self.ends(hand)
+        ``best_only``, only the rows that may come first (those keeping the fewest cards), for
+        their figures: each row's play is one of the plays that reach them."""
+        ends = self.ends(hand, alike=best_only)
         if best_only:
             fewest = min(len(end.kept) for end in ends)
             ends = [end for end in ends if len(end.kept) == fewest]
@@ -606,7 +713,7 @@ class _Search:
             fewest = min(len(end.kept) for end in its_ends)
             tied = [end for end in its_ends if len(end.kept) == fewest]
             best: tuple[Any, ...] | None = None
-            for end in _distinct(tied):
+            for end in self._distinct(tied):
                 outs = self.outs(end.kept, end.turn.melds)
                 unseen_outs = sum(out.unseen for out in outs)
                 figures = (-unseen_outs, end.points)
@@ -694,13 +801,6 @@ def _meld_tries(meld: PlacedMeld, rules: Rules) -> tuple[Mapping[Card, tuple[End
 def _key(turn: Turn) -> Key:
     return tuple(turn.held()), tuple(tuple(melds) for melds in turn.melds), turn.jokers_owed
 
-
-def _distinct(ends: Iterable[_End]) -> list[_End]:
-    """One end per kept hand and table (the outs depend on nothing else)."""
-    found: dict[tuple[Any, ...], _End] = {}
-    for end in ends:
-        found.setdefault((end.kept, tuple(tuple(melds) for melds in end.turn.melds)), end)
-    return list(found.values())
 
 
 __all__ = [

@@ -25,10 +25,11 @@ from analyzer import (
     read_table,
 )
 from analyzer.cards import ALL_CARD_KINDS, Card, Rank, parse_cards
-from analyzer.down import DownAdvice, DownRow, FaceUpChoice, move_text
+from analyzer.down import DownAdvice, DownRow, FaceUpChoice, _Search, move_text
 from analyzer.hand import check_deck, deck_copies
 from analyzer.moves import End, LayOff, Substitution, TableError, Turn
 from analyzer.result import PlacedMeld
+from analyzer.round_solver import Deadline
 from analyzer.rules import DiscardToGoOut, Rules, preset
 
 # ---- the brute-force reference ---------------------------------------------------------------
@@ -158,16 +159,24 @@ TABLES = [
     ("contract", 3, "3S 4S 5S 6S | 9D 10D JK QD", "", "2S 7S 8S JD KD AD 4C JK"),
 ]
 
+# Sets of one rank several times over, with and without a joker: which of them takes a card
+# makes positions alike (``_Search.alike``), which the search asks about once.
+ALIKE_TABLES = [
+    ("shanghai-powe", 1, "7C 7D 7H | QS QD QC", "QH QD JK ; 9S 9D 9H | QC QS QH", "QH 7S 9C JK 8H QD 9H 7D"),
+    ("progressive", 1, "8C 8D 8H | 8S 8D JK", "8C 8H 8S ; 5H 5D JK | 5C 5S 5H", "8H 8S 5C 5S 6H JK 5D 8C"),
+]
+
 
 def _table(rules: Rules, own: str, others: str) -> tuple[tuple[PlacedMeld, ...], ...]:
     return (read_melds(own, rules), *read_table(others, rules))
 
 
 @st.composite
-def positions(draw: st.DrawFn) -> tuple[str, int, str, str, tuple[Card, ...]]:
-    name, number, own, others, pool = draw(st.sampled_from(TABLES))
+def positions(draw: st.DrawFn, tables: Sequence[tuple[str, int, str, str, str]] = tuple(TABLES), most: int = 4
+              ) -> tuple[str, int, str, str, tuple[Card, ...]]:
+    name, number, own, others, pool = draw(st.sampled_from(tables))
     cards = parse_cards(pool)
-    picked = draw(st.lists(st.integers(0, len(cards) - 1), min_size=1, max_size=4, unique=True))
+    picked = draw(st.lists(st.integers(0, len(cards) - 1), min_size=1, max_size=most, unique=True))
     hand = tuple(cards[i] for i in picked)
     rules = preset(name)
     on_table = tuple(card for melds in _table(rules, own, others) for meld in melds for card in meld.cards)
@@ -214,6 +223,37 @@ def test_every_row_is_the_best_play_with_its_discard(position: tuple[str, int, s
     for row in advice.rows:
         fewest = min(sum(end.hand.values()) for end in ends if end.discarded == row.discard)
         assert len(row.kept) == fewest
+
+
+@settings(max_examples=20)
+@given(positions(ALIKE_TABLES, most=3))
+def test_every_row_counts_the_outs_of_the_reference_on_sets_alike(
+        position: tuple[str, int, str, str, tuple[Card, ...]]) -> None:
+    """On tables holding several sets of one rank, every row's outs are those the brute force
+    counts on the table that row leaves: asking the outs once for positions alike loses none."""
+    name, number, own, others, hand = position
+    rules = preset(name)
+    table = _table(rules, own, others)
+    unseen = unseen_of(rules, hand, table)
+    advice = advise_down(hand, rules, number, own, others)
+    assert figures(advice.best) == brute_best(rules, number, hand, table, unseen)
+    for row in advice.rows:
+        assert row.unseen_outs == brute_outs(rules, number, row.kept, replay(advice, rules, row, hand).melds, unseen)
+
+
+def test_positions_alike_differ_only_in_which_naturals_a_set_holds() -> None:
+    rules = preset("progressive")
+    table = _table(rules, "7C 7D 7H | 9S 9D 9H", "QC QS QH | QD QH QC ; QS QD JK")
+    search = _Search(rules, 1, table, {}, Deadline(60))
+    one, other, joker = (Turn(rules, 1, 0, parse_cards("QS 4H"), table) for _ in range(3))
+    one.lay_off(LayOff(Card.parse("QS"), 1, 0))
+    other.lay_off(LayOff(Card.parse("QS"), 1, 1))  # the other queens, holding other suits
+    joker.lay_off(LayOff(Card.parse("QS"), 2, 0))  # the queens holding a joker
+    assert one.melds != other.melds  # what is shown stays each position's own
+    assert search.alike(one) == search.alike(other)
+    assert search.alike(one) != search.alike(joker)
+    apart = dataclasses.replace(rules, lay_off_on_others=False)  # then only the player's melds count
+    assert _Search(apart, 1, table, {}, Deadline(60)).alike(one) == _Search(apart, 1, table, {}, Deadline(60)).alike(joker)
 
 
 # ---- one case per rule -------------------------------------------------------------------------
@@ -314,22 +354,30 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     assert dead.face_up.options[0].choice is FaceUpChoice.DRAW
 
 
-@pytest.mark.parametrize(("hand", "face_up"), [("10S 4D 2H", "KD"), ("10S 4D", "9S"), ("JK 3C", "QS")])
-def test_drawing_is_the_mean_over_every_unseen_card(hand: str, face_up: str) -> None:
+@pytest.mark.parametrize(("name", "number", "own", "others", "players", "hand", "face_up"), [
+    ("progressive", 2, OWN, "KH KD KS", 4, "10S 4D 2H", "KD"),
+    ("progressive", 2, OWN, "KH KD KS", 4, "10S 4D", "9S"),
+    ("progressive", 2, OWN, "KH KD KS", 4, "JK 3C", "QS"),
+    # Several sets of a rank: the stock's figures are asked once per set of positions alike.
+    (*ALIKE_TABLES[1][:4], 5, "5C 6H KD", "5D"),
+    (*ALIKE_TABLES[0][:4], 4, "7S 9C", "JK"),
+])
+def test_drawing_is_the_mean_over_every_unseen_card(name: str, number: int, own: str, others: str, players: int,
+                                                      hand: str, face_up: str) -> None:
     """The stock's figures are the mean of the best rows of the hand with each unseen card, each
     copy once, as ``advise_down`` answers each of those hands on its own."""
-    rules = preset("progressive")
-    advice = advise_down(hand, rules, 2, OWN, table="KH KD KS", players=4, face_up=face_up)
+    rules = preset(name)
+    advice = advise_down(hand, rules, number, own, table=others, players=players, face_up=face_up)
     assert advice.face_up is not None
     draw = next(option for option in advice.face_up.options if option.choice is FaceUpChoice.DRAW)
     cards = parse_cards(hand)
-    table = _table(rules, OWN, "KH KD KS")
-    unseen = unseen_of_deck(rules, 4, cards + parse_cards(face_up), table)
+    table = _table(rules, own, others)
+    unseen = unseen_of_deck(rules, players, cards + parse_cards(face_up), table)
     sums = [0.0, 0.0, 0.0, 0.0]
     for card, count in unseen.items():
         if count <= 0:
             continue
-        best = advise_down(cards + (card,), rules, 2, OWN, table="KH KD KS", players=4, seen=face_up).best
+        best = advise_down(cards + (card,), rules, number, own, table=others, players=players, seen=face_up).best
         for index, value in enumerate((best.goes_out, len(best.kept), best.unseen_outs, best.points_kept)):
             sums[index] += count * value
     total = sum(count for count in unseen.values() if count > 0)
