@@ -38,9 +38,12 @@ def analyze(
     players: int | None = None,
     time_limit: float = DEFAULT_TIME_LIMIT,
     moment: Moment | str | None = None,
+    buys_used: int = 0,
 ) -> LayDown:
     """The analysis of ``hand`` in round ``round_number`` under ``rules``, where it stands in its
     turn: ``moment`` (``"before-draw"`` or ``"after-draw"``), or told from the hand's size.
+    ``buys_used``: the buys the player has made this round, where buying is unlimited and the
+    hand holds more cards than the buys the analyser otherwise reads give (``hand_sizes``).
     After the draw a hand that can lay down gets the turn's best play (melds, discard, going
     out); otherwise the best lay-down, or how many cards away it is (docs/lay-down.md).
 
@@ -54,10 +57,11 @@ def analyze(
     round_number = whole_number(round_number, "round_number")
     players = optional_whole_number(players, "players")
     time_limit = time_limit_in_seconds(time_limit)
+    buys_used = whole_number(buys_used, "buys_used")
     rule_set.round(round_number)
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
-    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment))
+    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used)
     # One budget for the whole answer: the turn's best play may take several solves.
     return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit)),
                        cards, place)

@@ -160,7 +160,7 @@ class RandomPlayer:
         rules = self.at.rules
         hand = list(sight.hand)
         if not sight.melds:
-            play = _lay_down_play(self.at, sight.hand)
+            play = _lay_down_play(self.at, sight)
             if play is not None and self.rng.random() < 0.5:
                 return play
             return Play(discard=self.rng.choice(hand))
@@ -181,13 +181,11 @@ class RandomPlayer:
         return Play(lay_offs=tuple(lay_offs), discard=self.rng.choice(hand))
 
 
-def _lay_down_play(at: Round, hand: Sequence[Card]) -> Play | None:
-    """The analyser's best play of the turn (``analyze`` after the draw), or None when the hand
-    cannot lay down (or holds more cards than the analyser reads for the round)."""
-    try:
-        best = analyze(hand, at.rules, at.number, at.players, TIME_LIMIT, Moment.AFTER_DRAW)
-    except ValueError:  # a hand grown past the sizes a turn can give (a buyer of everything)
-        return None
+def _lay_down_play(at: Round, sight: Sight) -> Play | None:
+    """The analyser's best play of the turn (``analyze`` after the draw, told the seat's buys:
+    where buying is unlimited a buyer of everything holds more cards than a few buys give), or
+    None when the hand cannot lay down."""
+    best = analyze(sight.hand, at.rules, at.number, at.players, TIME_LIMIT, Moment.AFTER_DRAW, sight.buys_used)
     if not best.can_lay_down:
         return None
     return Play(lay_down=best.melds, discard=best.discard)
@@ -227,7 +225,7 @@ class GreedyPlayer:
     def choose_play_after_draw(self, sight: Sight) -> Play:
         if sight.melds:
             return self.after.choose_play_after_draw(sight)
-        play = _lay_down_play(self.at, sight.hand)
+        play = _lay_down_play(self.at, sight)
         if play is not None:
             return play
         levels = self.levels(sight.hand)
@@ -349,11 +347,12 @@ class AdvisedPlayer:
         if sight.melds:
             return self.play_down(sight)
         at = self.at
-        play = _lay_down_play(at, sight.hand)
+        play = _lay_down_play(at, sight)
         if play is not None:
             return play
         advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen()), discards=True,
-                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW, best_discards=True)
+                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW, best_discards=True,
+                        buys_used=sight.buys_used)
         if not advice.discards:  # nothing ranked (never under deterministic work): the plain player's play
             return self.after.choose_play_after_draw(sight)
         return Play(discard=advice.discards[0].card)
@@ -390,7 +389,7 @@ class AdvisedPlayer:
         if key not in self._outs:
             at = self.at
             advice = advise(sight.hand, at.rules, at.number, at.players, seen=seen, time_limit=TIME_LIMIT,
-                            moment=Moment.BEFORE_DRAW)
+                            moment=Moment.BEFORE_DRAW, buys_used=sight.buys_used)
             self._outs.clear()  # one hand at a time
             self._outs[key] = frozenset(out.card for out in advice.outs)
         return self._outs[key]

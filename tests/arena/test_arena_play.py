@@ -10,6 +10,7 @@ import pytest
 
 from analyzer import (
     Card,
+    HandError,
     LayOff,
     MeldKind,
     PlacedMeld,
@@ -18,6 +19,7 @@ from analyzer import (
     Table,
     Turn,
     advise_down,
+    analyze,
     deterministic_work,
     parse_cards,
     preset,
@@ -149,6 +151,30 @@ def test_the_advised_player_follows_the_advice() -> None:
         play = player.choose_play_after_draw(ready)
         assert len(play.lay_down) == 2 and play.discard == Card.parse("KC")
     assert isinstance(player.after, SimulatedPlayer)
+
+
+def test_a_buyer_of_everything_is_advised_with_its_buys_counted() -> None:
+    """Where buying is unlimited (``contract``), a seat that bought six times holds more cards
+    than the analyser reads without being told its buys: the players tell it, and lay down."""
+    rules = preset("contract")
+    at = Round(rules, 7, 4)  # three runs of 4 from 12 cards
+    runs = parse_cards("3H 4H 5H 6H 7C 8C 9C 10C JS QS KS AS")
+    junk = parse_cards("2D 2D 4D 6D 8D 10D QD QD KH KH 9S 7S")  # 12 more: six buys, a card and its penalty each
+    before = tuple(sorted(runs + junk, key=Card.sort_key))
+    drawn = Card.parse("JD")
+
+    def sight(cards: tuple[Card, ...], top: Card | None = None) -> Sight:
+        return Sight(1, tuple(sorted(cards, key=Card.sort_key)), (), top, 9, 6, ((),) * 4, 4,
+                     (Card.parse("5S"),), False)
+
+    with pytest.raises(HandError, match="up to 5 buys"):  # untold, 24 cards are no turn's hand
+        analyze(before, rules, 7, 4, moment="before-draw")
+    assert analyze(before + (drawn,), rules, 7, 4, moment="after-draw", buys_used=6).can_lay_down
+    with deterministic_work(WORK):
+        for player in (AdvisedPlayer(at, at.simulated_player(), "test"), GreedyPlayer(at, at.simulated_player())):
+            assert player.wants_discard(sight(before), Card.parse("5S")) in (True, False)
+            play = player.choose_play_after_draw(sight(before + (drawn,), drawn))
+            assert sorted(card for meld in play.lay_down for card in meld.cards) == sorted(runs)
 
 
 def test_t_quantiles() -> None:
