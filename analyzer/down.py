@@ -465,6 +465,26 @@ class _Search:
                     if card in substitutes:
                         yield Substitution(card, seat, index)
 
+    def played(self, turn: Turn, move: Move) -> Turn | None:
+        """``turn`` after ``move``, on a copy; None where ``Turn`` refuses the move."""
+        after = turn.copy()
+        try:
+            if isinstance(move, LayOff):
+                after.lay_off(move)
+            else:
+                after.substitute(move)
+        except TableError:
+            return None
+        return after
+
+    def _enough(self, found: int) -> bool:
+        """Whether a search that has found ``found`` positions stops (``MAX_STATES``, or the
+        time limit, looked at every ``DEADLINE_EVERY``): then the answer says it is incomplete."""
+        if found >= MAX_STATES or (found % DEADLINE_EVERY == 0 and self.deadline.expired):
+            self.truncated = True
+            return True
+        return False
+
     def reach(self, start: Turn, alike: bool = False) -> list[tuple[Turn, tuple[Move, ...]]]:
         """Every position the moves reach from ``start`` (itself too) with no joker owed, each
         once, with the fewest moves that reach it (breadth first); with ``alike``, one of each
@@ -475,19 +495,13 @@ class _Search:
         while queue:
             turn, path = queue.popleft()
             for move in self.moves(turn):
-                after = turn.copy()
-                try:
-                    if isinstance(move, LayOff):
-                        after.lay_off(move)
-                    else:
-                        after.substitute(move)
-                except TableError:
+                after = self.played(turn, move)
+                if after is None:
                     continue
                 key = key_of(after)
                 if key in found:
                     continue
-                if len(found) >= MAX_STATES or (len(found) % DEADLINE_EVERY == 0 and self.deadline.expired):
-                    self.truncated = True
+                if self._enough(len(found)):
                     queue.clear()
                     break
                 found[key] = (after, path + (move,))
@@ -536,19 +550,13 @@ class _Search:
             turn = stack.pop()
             yield turn
             for move in self.moves(turn):
-                after = turn.copy()
-                try:
-                    if isinstance(move, LayOff):
-                        after.lay_off(move)
-                    else:
-                        after.substitute(move)
-                except TableError:
+                after = self.played(turn, move)
+                if after is None:
                     continue
                 key = self.alike(after)
                 if key in seen:
                     continue
-                if len(seen) >= MAX_STATES or (len(seen) % DEADLINE_EVERY == 0 and self.deadline.expired):
-                    self.truncated = True
+                if self._enough(len(seen)):
                     return
                 seen.add(key)
                 stack.append(after)
@@ -676,17 +684,7 @@ class _Search:
     def _fits(self, probe: Turn, card: Card) -> bool:
         """Whether ``card`` has a legal first move on the table of ``probe``."""
         probe.hand = Counter([card])
-        for move in self.moves(probe):
-            try:
-                after = probe.copy()
-                if isinstance(move, LayOff):
-                    after.lay_off(move)
-                else:
-                    after.substitute(move)
-                return True
-            except TableError:
-                continue
-        return False
+        return any(self.played(probe, move) is not None for move in self.moves(probe))
 
     # -- the discard table -----------------------------------------------------------------------
 
