@@ -140,7 +140,7 @@ def ask(question: Question) -> LayDown | Advice | DownAdvice:
                            question.players, question.seen, question.face_up, question.time_limit)
     if not question.asks_advice:
         return analyze(question.hand, question.rules, question.round, question.players, question.time_limit,
-                       question.moment, question.buys_used or 0)
+                       question.moment)
     options = {name: value for name in ("turn", "horizon", "rollouts", "seed", "buys_used")
                if (value := getattr(question, name)) is not None}
     return advise(question.hand, question.rules, question.round, question.players, seen=question.seen,
