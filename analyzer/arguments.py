@@ -33,9 +33,11 @@ FIELDS: dict[str, Kind] = {
     "bought_last": Kind.FLAG, "down": Kind.TEXT, "table": Kind.TEXT, "face_up": Kind.TEXT,
 }
 ARGUMENT_NAMES = {"round": "round_number"}  # a field's name as a Python argument, where it differs
-BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "buys_used", "bought_last")  # the buy verdict's options
+BUY_ONLY = ("turn", "horizon", "rollouts", "seed", "bought_last")  # the buy verdict's options
 DOWN_ONLY = ("table", "face_up")  # the options of the advice once the contract is down ("down": your melds)
-NOT_DOWN = ("moment", "outs", "discards", "buy", *BUY_ONLY)  # the fields a question once down has no use for
+# the fields a question once down has no use for (``buys_used``: the hand sizes it reads, and
+# with ``buy`` whether another buy is allowed)
+NOT_DOWN = ("moment", "outs", "discards", "buy", "buys_used", *BUY_ONLY)
 
 
 class OptionError(ValueError):

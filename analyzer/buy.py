@@ -220,6 +220,14 @@ def answer_buy(offered: Card, hand_size: int, cards_away: int | None, outs: Iter
     return BuyAnswer(offered, Verdict.PASS, cards_away, why)
 
 
+def check_buys_held(rules: Rules, round_number: int, buys_used: int) -> None:
+    """The buys a player has made this round, no more than the round allows."""
+    allowed = rules.buys_in(round_number)
+    if allowed is not None and buys_used > allowed:
+        raise AdviceError(f"{rules.name!r} allows {allowed} buy{'s' if allowed != 1 else ''} in round "
+                          f"{round_number}, not the {buys_used} used")
+
+
 def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_last: bool) -> None:
     allowed = rules.buys_in(round_number)
     if allowed == 0:

@@ -137,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "the verdict is settled)")
     advice.add_argument("--seed", type=_whole_number, metavar="N", help="with --buy: seed of the simulation (default 0)")
     advice.add_argument("--buys-used", type=_whole_number, metavar="N",
-                        help="with --buy: buys you have already made this round (default 0)")
+                        help="buys you have made this round (default 0): where buying is unlimited, the hand "
+                        "may hold their cards; with --buy, whether the rules allow another")
     advice.add_argument("--bought-last", action="store_true",
                         help="with --buy: the last card bought this round was bought by you")
     down = parser.add_argument_group(
@@ -314,7 +315,8 @@ def run_down(args: argparse.Namespace) -> int:
 
     stray = [option for option, given in (("--buy", args.buy), ("--discards", args.discards), ("--outs", args.outs),
                                           ("--before-draw or --after-draw", args.moment),
-                                          *((f"--{name.replace('_', '-')}", getattr(args, name)) for name in BUY_ONLY))
+                                          *((f"--{name.replace('_', '-')}", getattr(args, name))
+                                            for name in ("buys_used", *BUY_ONLY)))
              if given not in (None, False)]
     if stray:
         raise UsageError(f"{stray[0]} does not go with --down (the hand is after your draw; with --face-up, before "

@@ -29,7 +29,8 @@ from analyzer import DEFAULT_TIME_LIMIT
 from analyzer.advice import Advice
 from analyzer.api import advise, analyze
 from analyzer.arguments import BUY_ONLY, DOWN_ONLY, FIELDS, MAX_TIME_LIMIT, NOT_DOWN, Kind, cards_argument
-from analyzer.buy import DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_simulation
+from analyzer.buy import (DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_buys_held,
+                          check_simulation)
 from analyzer.cards import Card, sorted_cards
 from analyzer.down import DownAdvice, advise_down, check_down, check_table, melds_text, read_melds, read_table
 from analyzer.hand import HandError, check_deck, read_hand
@@ -140,7 +141,7 @@ def ask(question: Question) -> LayDown | Advice | DownAdvice:
                            question.players, question.seen, question.face_up, question.time_limit)
     if not question.asks_advice:
         return analyze(question.hand, question.rules, question.round, question.players, question.time_limit,
-                       question.moment)
+                       question.moment, question.buys_used or 0)
     options = {name: value for name in ("turn", "horizon", "rollouts", "seed", "buys_used")
                if (value := getattr(question, name)) is not None}
     return advise(question.hand, question.rules, question.round, question.players, seen=question.seen,
@@ -335,8 +336,12 @@ class _Reading:
 
     def buy_options(self, values: dict[str, Any], rules: Rules | None, number: int | None) -> None:
         """The buy verdict's options, each checked on its own (the analyser checks them together,
-        so each is asked with the others at their defaults, to know whose error it is)."""
+        so each is asked with the others at their defaults, to know whose error it is). Without
+        ``buy``, the buys used are the hand's: no more than the round allows."""
         if values["buy"] is None:
+            used = values["buys_used"]
+            if used and rules is not None and number is not None and "round" not in self.errors:
+                self.check("buys_used", lambda: check_buys_held(rules, number, used))
             return
         if rules is not None and number is not None and "round" not in self.errors:
             used = values["buys_used"] or 0

@@ -43,7 +43,7 @@ def read_json(job: Any) -> Question:
 
 def read_query(args: Mapping[str, str]) -> Question:
     """The analysis page's fields, all text (a query string): missing ones take their defaults.
-    The page always shows the outs. ``turn`` and ``buys_used`` go with ``buy``, as in a batch line.
+    The page always shows the outs. ``turn`` goes with ``buy``, as in a batch line.
     Once the contract is down (``down``: your melds) the question is ``advise_down``'s, with
     ``table`` and ``face_up``; its discard table is always given, so the tick box is not read."""
     errors: dict[str, str] = {}

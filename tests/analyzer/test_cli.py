@@ -640,6 +640,26 @@ ADVICE_CASES = [
 ]
 
 
+def test_buys_used_counts_the_cards_of_a_buyer_without_an_offered_card(tmp_path: Path) -> None:
+    """Where buying is unlimited (``contract``), six buys bring 12 cards more than any turn of the
+    analyser's default reading holds: ``--buys-used`` says so, with or without ``--buy``; past the
+    buys a round allows it is refused."""
+    runs = "3H 4H 5H 6H 7C 8C 9C 10C JS QS KS AS"
+    path = hand_file(tmp_path, runs + " 2D 2D 4D 6D 8D 10D QD QD KH KH 9S 7S JD")  # 25: after the draw
+    assert_refused(run(path, "--rules", "contract", "-r", "7"), "no turn of round 7", "25 cards")
+    out = succeeded(run(path, "--rules", "contract", "-r", "7", "--buys-used", "6"))
+    laid = out.split("You can lay down:")[1].split("and discard")[0]
+    assert Counter(card for card in laid.split() if not card.endswith(":") and card not in ("run", "of")) == \
+        Counter(Card.parse(card).face for card in runs.split())
+    answer = json.loads(succeeded(run(path, "--rules", "contract", "-r", "7", "--buys-used", "6", "--seen", "5S",
+                                      "--json")))
+    assert answer["cards_away"] == 0
+    assert_refused(run(hand_file(tmp_path, "7H 7H 8H 9H 10H 5C 5D", "b.txt"), "--rules", "shanghai", "-r", "2",
+                       "--buys-used", "3"), "'shanghai' allows 2 buys in round 2, not the 3 used")
+    assert_refused(run(path, "--rules", "contract", "-r", "7", "--buys-used", "6", "--down", "3H 4H 5H 6H"),
+                   "--buys-used does not go with --down")
+
+
 @pytest.mark.parametrize(("args", "words"), ADVICE_CASES, ids=lambda case: str(case)[:40])
 def test_bad_advice_options_are_refused(tmp_path: Path, args: list[str], words: list[str]) -> None:
     path = hand_file(tmp_path, "7H 7H 8H 9H 10H 5C 5D")  # before the draw: 7 cards are dealt

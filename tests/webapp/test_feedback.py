@@ -211,6 +211,21 @@ def test_turn_without_an_offered_card_is_a_400(client: FlaskClient) -> None:
     assert response.status_code == 400 and "goes with" in response.text
 
 
+def test_buys_used_without_an_offered_card_counts_the_hand(client: FlaskClient) -> None:
+    """A ``contract`` player who bought six times holds 25 cards after the draw: the page reads
+    the hand with its buys, and refuses more buys than a round allows beside the field."""
+    hand = "3H 4H 5H 6H 7C 8C 9C 10C JS QS KS AS 2D 2D 4D 6D 8D 10D QD QD KH KH 9S 7S JD"
+    query = {"hand": hand, "round": "7", "rules": "contract"}
+    refused = client.get("/analyze?" + urlencode(query))
+    assert refused.status_code == 400 and "25 cards" in refused.text
+    response = client.get("/analyze?" + urlencode({**query, "buys_used": "6"}))
+    assert response.status_code == 200 and "You can lay down" in response.text
+    response = client.get("/analyze?" + urlencode({"hand": "7H 7H 8H 9H 10H 5C 5D", "round": "2",
+                                                    "rules": "shanghai", "buys_used": "3"}))
+    shown = re.search(r'<p class="field-error" id="error-buys_used" role="alert">([^<]*)</p>', response.text)
+    assert response.status_code == 400 and shown is not None and "not the 3 used" in shown.group(1)
+
+
 def test_the_form_keeps_the_turn_and_the_share_link_carries_it(client: FlaskClient) -> None:
     puzzle = BY_ID[LATE_BUYS[0]]
     html = client.get("/analyze?" + urlencode(analysis_fields(puzzle))).text
