@@ -232,8 +232,9 @@ class RoundSolver:
             return None
         with deterministic_work(self.work):
             try:
+                solved = None if self.seen else self._lay_downs.get((key, None))  # a seen card changes it
                 found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1],
-                                       self._lay_downs.get((key, None)))
+                                       solved)
             except OutsCutShort as stopped:  # a solve stopped unproven, or the finder's time ran out
                 self._cut_short.add(key)
                 return stopped.found

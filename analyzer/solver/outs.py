@@ -80,8 +80,10 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     outs are the union of the missing cards over all best arrangements, collected by asking
     CP-SAT, again and again, for a best arrangement with as many not-yet-seen outs as it can.
 
-    ``solved``: the hand's lay-down, if already solved (``best_lay_down`` then skips the
-    slowest solve it would repeat).
+    ``solved``: the hand's lay-down, if already solved (``solve_lay_down`` of the same hand,
+    round and deck, nothing seen). Proven, it is the answer a solve here would give (the same
+    model, the same parameters): no solve repeats it, and the outs are asked of a model built
+    for them (a discard table solves each row's lay-down, then the outs of the best rows).
 
     ``known``: arrangements found for other hands of the same round and deck (the hands of one
     discard table), which may be best arrangements of this one too: this call reads outs off
@@ -92,22 +94,27 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     """
     problem = make_problem(hand, rules, round_number, deck, before_draw)
     ends = time.monotonic() + time_limit  # the time limit bounds every solve below together
-    lay_down, built = best_lay_down(problem, time_limit, solved)
+    built: Model | None
+    if solved is not None and solved.proven_optimal:
+        lay_down, built = solved, None
+    else:
+        lay_down, built = best_lay_down(problem, time_limit, solved)
     if not lay_down.cards_away:
         return lay_down, frozenset()
     if problem.counted_by_window:
-        assert built is not None
-        if not built.same_suit_rule:  # the lay-down came from a model without it (``solve``)
-            built = build_model(problem, built.strict_deck)
+        # The lay-down's model, unless it came from one without the same-suit rule (``solve``)
+        # or none was solved; the deck's limits as the lay-down needed them (a model that
+        # ignores them restarts with them when an arrangement asks too much: ``_outs_by_union``).
+        if built is None or not built.same_suit_rule:
+            built = build_model(problem, built is not None and built.strict_deck)
         outs, complete = _outs_by_union(problem, lay_down, built, ends, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
         # (the lay-down's own, unless it fell back to the strict model, which takes slots, or
-        # came from a model without the same-suit rule).
+        # came from a model without the same-suit rule, or none was solved).
         # Not for a go-out hand after the draw: hand + card melds one card more there.
-        assert built is not None
-        reusable = not built.strict_deck and built.same_suit_rule
-        window_model = built if reusable else build_model(problem, strict_deck=False)
+        reusable = built is not None and not built.strict_deck and built.same_suit_rule
+        window_model = built if built is not None and reusable else build_model(problem, strict_deck=False)
         outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
