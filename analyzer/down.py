@@ -672,14 +672,23 @@ class _Search:
         # The player's own melds all stay: a Turn knows its player is down by them.
         return tuple(tuple(meld for meld in seat if at == YOU or matters(meld)) for at, seat in enumerate(melds))
 
-    def _inert(self, card: Card) -> bool:
-        """Whether ``card`` can never move on this table: a natural card with no run of its suit
-        and no set of its rank anywhere. Drawing one inert card or another of the same points
-        gives the same figures (it is never laid off, never an out, never frees a kept card)."""
-        if self.rules.is_wild(card):
-            return False
-        return not any(meld.stands_for[0].suit == card.suit if meld.kind is MeldKind.RUN
-                       else meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat)
+    def _drawn_alike(self, card: Card) -> Hashable:
+        """A key shared by the cards whose draw gives the same figures. A natural card with no
+        run of its suit and no set of its rank anywhere is *inert*: it never moves, is never an
+        out and never frees a kept card, so inert cards of the same points are alike. A card
+        with no run of its suit on the table moves only onto sets of its rank (or into their
+        jokers' places), which take any suit: the cards of its rank and wildness whose suits
+        have no run play alike, and each is an out exactly when the others are, so drawing any
+        of them leaves the same count of unseen outs (the drawn copy is one of them or not,
+        alike). Any other card is its own key."""
+        runs = {meld.stands_for[0].suit for seat in self.melds for meld in seat if meld.kind is MeldKind.RUN}
+        if card.suit in runs:
+            return card
+        wild = self.rules.is_wild(card)
+        if not wild and not any(meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat
+                                if meld.kind is not MeldKind.RUN):
+            return "inert", self.rules.points_of(card)
+        return "sets only", card.rank, wild, self.rules.points_of(card)
 
     def _fits(self, probe: Turn, card: Card) -> bool:
         """Whether ``card`` has a legal first move on the table of ``probe``."""
@@ -748,22 +757,20 @@ class _Search:
                           float(taken.points_kept))
         weights = {drawn: count for drawn, count in self.unseen.items() if count > 0}
         sums = [0.0, 0.0, 0.0, 0.0]
-        inert: dict[int, tuple[int, ...]] = {}  # the figures after drawing an inert card, by its points
+        alike: dict[Hashable, tuple[int, ...]] = {}  # the figures after drawing a card, by ``_drawn_alike``
         weighed = 0
         for drawn, count in weights.items():
             if self.deadline.expired:  # the mean of the cards weighed so far, said incomplete
                 self.truncated = True
                 break
             weighed += count
-            points = self.rules.points_of(drawn)
-            figures = inert.get(points) if self._inert(drawn) else None
+            key = self._drawn_alike(drawn)
+            figures = alike.get(key)
             if figures is None:
                 self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
                 row = self.rows((*hand, drawn), best_only=True)[0]
                 self.unseen[drawn] += 1
-                figures = (row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)
-                if self._inert(drawn):
-                    inert[points] = figures
+                figures = alike[key] = (row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)
             for index, value in enumerate(figures):
                 sums[index] += count * value
         if not weighed:  # no card left unseen (the stock holds only what the player has seen), or no time

@@ -361,6 +361,13 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     # Several sets of a rank: the stock's figures are asked once per set of positions alike.
     (*ALIKE_TABLES[1][:4], 5, "5C 6H KD", "5D"),
     (*ALIKE_TABLES[0][:4], 4, "7S 9C", "JK"),
+    # A queen takes the joker's place (then 9S on the run, and the 10S after it), a king only
+    # joins its set: cards of the same points but another rank do not play alike.
+    ("progressive", 2, "5S 6S 7S 8S | QC QD JK", "KH KD KS", 4, "10S 4D", "9H"),
+    # Sets only, wild 2s in hand: a drawn card of a set's rank plays as its rank's others do.
+    ("shanghai", 1, "9C 9D 9H 9S | 3D 3H JK=3C 3C",
+     "10C 10D 10S 10S 10H | JC JC JS JD ; 2C 2D JK 2H | 6H 6S 6S ; AC AD AS JK AS | 6C 6D JK", 4, "2D 2H 6H 8S",
+     "KD"),
 ])
 def test_drawing_is_the_mean_over_every_unseen_card(name: str, number: int, own: str, others: str, players: int,
                                                       hand: str, face_up: str) -> None:
