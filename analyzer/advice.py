@@ -40,6 +40,7 @@ from analyzer.buy import (
     answer_buy,
     buy_verdict,
     check_buy_allowed,
+    check_buys_held,
     check_simulation,
 )
 from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_cards, tokens
@@ -178,6 +179,7 @@ def advise(
         time_limit = DEFAULT_TIME_LIMIT
     rule_set = load_rules(rules) if isinstance(rules, str) else rules
     rule_set.round(round_number)
+    check_buys_held(rule_set, round_number, buys_used or 0)
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
     place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)

@@ -23,6 +23,7 @@ from analyzer.arguments import (
     time_limit_in_seconds,
     whole_number,
 )
+from analyzer.buy import check_buys_held
 from analyzer.cards import Card
 from analyzer.hand import read_hand
 from analyzer.result import LayDown
@@ -49,8 +50,9 @@ def analyze(
 
     ``hand`` is text or a list of cards and card tokens (``["7H", "8H", "JK"]``).
 
-    Raises ``HandError``, ``RulesError`` or ``OptionError`` (all ``ValueError``) for input a user
-    can get wrong (a hand size no turn of the round gives among them; a time limit of 0), and
+    Raises ``HandError``, ``RulesError``, ``OptionError`` or ``AdviceError`` (all ``ValueError``)
+    for input a user can get wrong (a hand size no turn of the round gives among them; a time
+    limit of 0; more buys than the round allows), and
     ``TypeError`` for an argument of the wrong type. A ``Rules`` value passes ``check_rules``.
     """
     rule_set = _rules_checked(rules)
@@ -59,6 +61,7 @@ def analyze(
     time_limit = time_limit_in_seconds(time_limit)
     buys_used = whole_number(buys_used, "buys_used")
     rule_set.round(round_number)
+    check_buys_held(rule_set, round_number, buys_used)
     deck = rule_set.deck_for(players)
     cards = read_hand(hand, rule_set, players)
     place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used)

@@ -221,22 +221,34 @@ def answer_buy(offered: Card, hand_size: int, cards_away: int | None, outs: Iter
 
 
 def check_buys_held(rules: Rules, round_number: int, buys_used: int) -> None:
-    """The buys a player has made this round, no more than the round allows."""
+    """The buys a player has made this round: 0 or more, and no more than the round allows
+    (where buying is unlimited, than the deck has cards for)."""
+    if buys_used < 0:
+        raise AdviceError(f"buys used must be 0 or more, not {buys_used}")
+    most = rules.buys_held_at_most(round_number)
+    if buys_used <= most:
+        return
+    if rules.buys_in(round_number) is not None:
+        raise AdviceError(f"{_buys_allowed(rules, round_number)}, not the {buys_used} used")
+    raise AdviceError(f"no hand of round {round_number} of {rules.name!r} holds the cards of {buys_used} buys: "
+                      f"the largest deck ({rules.deck_for(None).cards} cards) has cards for {most} buys beyond "
+                      "the deal")
+
+
+def _buys_allowed(rules: Rules, round_number: int) -> str:
     allowed = rules.buys_in(round_number)
-    if allowed is not None and buys_used > allowed:
-        raise AdviceError(f"{rules.name!r} allows {allowed} buy{'s' if allowed != 1 else ''} in round "
-                          f"{round_number}, not the {buys_used} used")
+    if allowed == 0:
+        return f"{rules.name!r} allows no buying in round {round_number}"
+    return f"{rules.name!r} allows {allowed} buy{'s' if allowed != 1 else ''} in round {round_number}"
 
 
 def check_buy_allowed(rules: Rules, round_number: int, buys_used: int, bought_last: bool) -> None:
     allowed = rules.buys_in(round_number)
     if allowed == 0:
-        raise AdviceError(f"{rules.name!r} allows no buying in round {round_number}")
-    if buys_used < 0:
-        raise AdviceError(f"buys used must be 0 or more, not {buys_used}")
+        raise AdviceError(_buys_allowed(rules, round_number))
+    check_buys_held(rules, round_number, buys_used)
     if allowed is not None and buys_used >= allowed:
-        raise AdviceError(f"{rules.name!r} allows {allowed} buy{'s' if allowed != 1 else ''} in round "
-                          f"{round_number} and you have used {buys_used}")
+        raise AdviceError(f"{_buys_allowed(rules, round_number)} and you have used {buys_used}")
     if bought_last and rules.no_consecutive_buys:
         raise AdviceError(f"{rules.name!r} does not let the same player buy twice in succession")
 

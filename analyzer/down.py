@@ -40,7 +40,7 @@ from typing import Any
 from analyzer.advice import Out, read_cards, read_one_card
 from analyzer.arguments import optional_whole_number, rules_in_use, time_limit_in_seconds, whole_number
 from analyzer.buy import AdviceError
-from analyzer.cards import ALL_CARD_KINDS, Card, CardError, sorted_cards, tokens
+from analyzer.cards import ALL_CARD_KINDS, Card, CardError, Suit, sorted_cards, tokens
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.melds import card_at, card_places, meld_problems, wild_cards
 from analyzer.moves import End, LayOff, Move, Substitution, TableError, Turn, grown
@@ -672,17 +672,22 @@ class _Search:
         # The player's own melds all stay: a Turn knows its player is down by them.
         return tuple(tuple(meld for meld in seat if at == YOU or matters(meld)) for at, seat in enumerate(melds))
 
+    @functools.cached_property
+    def _run_suits(self) -> frozenset[Suit | None]:
+        """The suits of the runs on the table the search starts from."""
+        return frozenset(meld.stands_for[0].suit for seat in self.melds for meld in seat if meld.kind is MeldKind.RUN)
+
     def _drawn_alike(self, card: Card) -> Hashable:
         """A key shared by the cards whose draw gives the same figures. A natural card with no
         run of its suit and no set of its rank anywhere is *inert*: it never moves, is never an
-        out and never frees a kept card, so inert cards of the same points are alike. A card
-        with no run of its suit on the table moves only onto sets of its rank (or into their
-        jokers' places), which take any suit: the cards of its rank and wildness whose suits
-        have no run play alike, and each is an out exactly when the others are, so drawing any
-        of them leaves the same count of unseen outs (the drawn copy is one of them or not,
-        alike). Any other card is its own key."""
-        runs = {meld.stands_for[0].suit for seat in self.melds for meld in seat if meld.kind is MeldKind.RUN}
-        if card.suit in runs:
+        out and never frees a kept card, so inert cards of the same points are alike. Beyond
+        that, a card's suit matters only to runs of its suit (as a natural card, a wild 2 as
+        itself, a natural card in a run joker's place); sets take any suit, and a wild card goes
+        anywhere whatever its suit. So the cards of one rank and wildness whose suits have no run
+        on the table play alike: each is an out exactly when the others are, and drawing any of
+        them leaves the same count of unseen outs (the drawn copy is one of them or not, alike).
+        Any other card is its own key."""
+        if card.suit in self._run_suits:
             return card
         wild = self.rules.is_wild(card)
         if not wild and not any(meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat

@@ -29,8 +29,14 @@ from analyzer import DEFAULT_TIME_LIMIT
 from analyzer.advice import Advice
 from analyzer.api import advise, analyze
 from analyzer.arguments import BUY_ONLY, DOWN_ONLY, FIELDS, MAX_TIME_LIMIT, NOT_DOWN, Kind, cards_argument
-from analyzer.buy import (DEFAULT_ROLLOUTS, DEFAULT_TURN, AdviceError, check_buy_allowed, check_buys_held,
-                          check_simulation)
+from analyzer.buy import (
+    DEFAULT_ROLLOUTS,
+    DEFAULT_TURN,
+    AdviceError,
+    check_buy_allowed,
+    check_buys_held,
+    check_simulation,
+)
 from analyzer.cards import Card, sorted_cards
 from analyzer.down import DownAdvice, advise_down, check_down, check_table, melds_text, read_melds, read_table
 from analyzer.hand import HandError, check_deck, read_hand
@@ -253,7 +259,8 @@ class _Reading:
         if hand is None or number is None or "round" in self.errors or down:
             return hand
         held = hand
-        bought = values["buys_used"] if isinstance(values.get("buys_used"), int) else 0
+        bought = values["buys_used"] if isinstance(values.get("buys_used"), int) and "buys_used" not in self.errors \
+            else 0
         place = self.check("hand", lambda: place_in_turn(rules, number, len(held), moment, bought))
         if seen:
             self.check("seen", lambda: check_deck(held + seen, rules, deck, "the hand and the seen cards"))
@@ -340,7 +347,7 @@ class _Reading:
         ``buy``, the buys used are the hand's: no more than the round allows."""
         if values["buy"] is None:
             used = values["buys_used"]
-            if used and rules is not None and number is not None and "round" not in self.errors:
+            if used is not None and rules is not None and number is not None and "round" not in self.errors:
                 self.check("buys_used", lambda: check_buys_held(rules, number, used))
             return
         if rules is not None and number is not None and "round" not in self.errors:

@@ -122,6 +122,10 @@ class DeckRule:
     decks: int  # standard 52-card decks shuffled together
     jokers: int
 
+    @property
+    def cards(self) -> int:
+        return 52 * self.decks + self.jokers
+
 
 @dataclass(frozen=True)
 class Points:
@@ -249,6 +253,15 @@ class Rules:
         """Buys allowed in a round (None: unlimited)."""
         rule = self.round(round_number)
         return self.buys_per_round if rule.buys is None else rule.buys
+
+    def buys_held_at_most(self, round_number: int) -> int:
+        """The most buys a hand of the round can hold the cards of: the round's limit, or where
+        buying is unlimited, as many as the largest deck has cards for beyond the deal."""
+        allowed = self.buys_in(round_number)
+        if allowed is not None:
+            return allowed
+        spare = self.deck_for(None).cards - self.round(round_number).deal
+        return max(0, spare) // (1 + self.buy_penalty_in(round_number))
 
     def buy_penalty_in(self, round_number: int) -> int:
         rule = self.round(round_number)
@@ -474,7 +487,7 @@ def _check_deal(rules: Rules, problems: list[str]) -> None:
     """Every deck entry can deal every round to its largest table (and turn up a discard)."""
     deal = max(rule.deal for rule in rules.rounds)
     for number, deck in enumerate(rules.decks, start=1):
-        cards = 52 * deck.decks + deck.jokers
+        cards = deck.cards
         if deck.max_players * deal + 1 > cards:
             problems.append(f"decks entry {number}: {_plural(deck.decks, 'deck')} and "
                             f"{_plural(deck.jokers, 'joker')} ({cards} cards) cannot deal {deal} cards to "

@@ -58,7 +58,7 @@ def hand_sizes(rules: Rules, round_number: int, bought: int = 0) -> dict[Moment,
     deal = rules.round(round_number).deal
     buys = rules.buys_in(round_number)
     per_buy = 1 + rules.buy_penalty_in(round_number)
-    most = max(MOST_BUYS_WHEN_UNLIMITED, bought) if buys is None else buys
+    most = max(MOST_BUYS_WHEN_UNLIMITED, min(bought, rules.buys_held_at_most(round_number))) if buys is None else buys
     before = tuple(deal + bought * per_buy for bought in range(most + 1))
     return {Moment.BEFORE_DRAW: before, Moment.AFTER_DRAW: tuple(size + 1 for size in before)}
 

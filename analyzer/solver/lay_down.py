@@ -16,7 +16,6 @@ from analyzer.solver.model import (
     Problem,
     RunShape,
     SolverOptions,
-    build_model,
     make_problem,
     runs_may_share_a_contract,
 )
@@ -47,12 +46,9 @@ def solve_lay_down(hand: tuple[Card, ...], rules: Rules, round_number: int, deck
                          time_limit)[0]
 
 
-def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = None) -> tuple[LayDown, Model | None]:
+def best_lay_down(problem: Problem, time_limit: float) -> tuple[LayDown, Model | None]:
     """The lay-down and the model that gave it (one without the same-suit rule when its answer
-    kept the rule: ``translate.solve``). ``solved``: this problem's lay-down, found before (by
-    ``solve_lay_down``): when proven and given by the strict model, the whole strict model is
-    built but not solved (it is the slow one: eveleigh's worst buy verdict spent 0.75 s
-    of CPU time on it twice, once for the lay-down and once for the outs)."""
+    kept the rule: ``translate.solve``)."""
     rules, round_number = problem.rules, problem.round_number
     points = problem.hand_points
     total_points = sum(map(points.__getitem__, problem.hand))
@@ -62,9 +58,6 @@ def best_lay_down(problem: Problem, time_limit: float, solved: LayDown | None = 
         try:
             solution, built = solve(problem, time_limit)
         except DeckTooSmall:
-            if solved is not None and solved.proven_optimal:
-                # The same models, the same parameters: CP-SAT's answer would be the same again.
-                return solved, build_model(problem, strict_deck=True)
             solution, built = solve(problem, time_limit, strict_deck=True)
     except NoLayDown as none:
         return lay_down(can_lay_down=False, melds=(), leftover=problem.hand,

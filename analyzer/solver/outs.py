@@ -98,7 +98,7 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     if solved is not None and solved.proven_optimal:
         lay_down, built = solved, None
     else:
-        lay_down, built = best_lay_down(problem, time_limit, solved)
+        lay_down, built = best_lay_down(problem, time_limit)
     if not lay_down.cards_away:
         return lay_down, frozenset()
     if problem.counted_by_window:
@@ -113,8 +113,8 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         # (the lay-down's own, unless it fell back to the strict model, which takes slots, or
         # came from a model without the same-suit rule, or none was solved).
         # Not for a go-out hand after the draw: hand + card melds one card more there.
-        reusable = built is not None and not built.strict_deck and built.same_suit_rule
-        window_model = built if built is not None and reusable else build_model(problem, strict_deck=False)
+        window_model = (built if built is not None and not built.strict_deck and built.same_suit_rule
+                        else build_model(problem, strict_deck=False))
         outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every

@@ -9,6 +9,7 @@ import copy
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from unittest import mock
 
 import pytest
 from hypothesis import assume, given, settings
@@ -354,6 +355,11 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     assert dead.face_up.options[0].choice is FaceUpChoice.DRAW
 
 
+SETS_ONLY = ("shanghai", 1, "9C 9D 9H 9S | 3D 3H JK=3C 3C",
+             "10C 10D 10S 10S 10H | JC JC JS JD ; 2C 2D JK 2H | 6H 6S 6S ; AC AD AS JK AS | 6C 6D JK", 4,
+             "2D 2H 6H 8S", "KD")
+
+
 @pytest.mark.parametrize(("name", "number", "own", "others", "players", "hand", "face_up"), [
     ("progressive", 2, OWN, "KH KD KS", 4, "10S 4D 2H", "KD"),
     ("progressive", 2, OWN, "KH KD KS", 4, "10S 4D", "9S"),
@@ -364,10 +370,10 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     # A queen takes the joker's place (then 9S on the run, and the 10S after it), a king only
     # joins its set: cards of the same points but another rank do not play alike.
     ("progressive", 2, "5S 6S 7S 8S | QC QD JK", "KH KD KS", 4, "10S 4D", "9H"),
-    # Sets only, wild 2s in hand: a drawn card of a set's rank plays as its rank's others do.
-    ("shanghai", 1, "9C 9D 9H 9S | 3D 3H JK=3C 3C",
-     "10C 10D 10S 10S 10H | JC JC JS JD ; 2C 2D JK 2H | 6H 6S 6S ; AC AD AS JK AS | 6C 6D JK", 4, "2D 2H 6H 8S",
-     "KD"),
+    # Sets only (Shanghai's 2s are natural): a drawn card of a set's rank plays as its rank's others do.
+    SETS_ONLY,
+    # Eveleigh's wild 2s: the 2H may stand as itself on the hearts run, the other 2s go anywhere alike.
+    ("eveleigh", 2, "7C 7D 7H | 3H 4H 5H 6H", "2C 2D 2H ; 9S 9D JK", 4, "2S 8C", "KD"),
 ])
 def test_drawing_is_the_mean_over_every_unseen_card(name: str, number: int, own: str, others: str, players: int,
                                                       hand: str, face_up: str) -> None:
@@ -390,6 +396,28 @@ def test_drawing_is_the_mean_over_every_unseen_card(name: str, number: int, own:
     total = sum(count for count in unseen.values() if count > 0)
     assert (draw.goes_out, draw.cards_kept, draw.unseen_outs, draw.points_kept) == pytest.approx(
         [value / total for value in sums])
+
+
+def test_the_stock_is_asked_once_a_rank_on_a_table_of_sets() -> None:
+    """With no run on the table a drawn card's suit changes nothing: the stock's figures are
+    asked once for each rank of a set on the table (7), the joker, and each points value of the
+    inert cards (4, 5, 7, 8 and 10: queens and kings), not once for each of the 40-odd cards."""
+    name, number, own, others, players, hand, face_up = SETS_ONLY
+    asked: list[tuple[Card, ...]] = []
+    rows = _Search.rows
+
+    def counted(search: _Search, cards: Sequence[Card], best_only: bool = False) -> tuple[DownRow, ...]:
+        if best_only:
+            asked.append(tuple(cards))
+        return rows(search, cards, best_only)
+
+    with mock.patch.object(_Search, "rows", counted):
+        advice = advise_down(hand, name, number, own, table=others, players=players, face_up=face_up)
+    assert advice.face_up is not None
+    unseen = unseen_of_deck(preset(name), players, parse_cards(hand) + parse_cards(face_up),
+                            _table(preset(name), own, others))
+    assert sum(1 for count in unseen.values() if count > 0) > 40
+    assert len(asked) == len(set(asked)) <= 7 + 1 + 5
 
 
 def unseen_of_deck(rules: Rules, players: int, cards: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]

@@ -658,6 +658,10 @@ def test_buys_used_counts_the_cards_of_a_buyer_without_an_offered_card(tmp_path:
                        "--buys-used", "3"), "'shanghai' allows 2 buys in round 2, not the 3 used")
     assert_refused(run(path, "--rules", "contract", "-r", "7", "--buys-used", "6", "--down", "3H 4H 5H 6H"),
                    "--buys-used does not go with --down")
+    assert_refused(run(path, "--rules", "contract", "-r", "7", "--buys-used", "-1"), "buys used must be 0 or more")
+    # Unlimited buying still ends where the deck does (158 cards: 73 buys of 2 beyond the 12 dealt).
+    assert_refused(run(path, "--rules", "contract", "-r", "7", "--buys-used", "999999999"),
+                   "holds the cards of 999999999 buys", "has cards for 73 buys")
 
 
 @pytest.mark.parametrize(("args", "words"), ADVICE_CASES, ids=lambda case: str(case)[:40])
