@@ -635,13 +635,20 @@ class _Search:
         cannot, so its search is not made). A natural card laid off changes only the end of a run
         it grows: what then fits there is a card of its suit next to it (and what fits next to
         that, a card next to one kept). A set takes any card of its rank with or without it. So a
-        drawn natural card that is no neighbour in suit of a kept natural card frees nothing,
-        unless it takes a joker's place (the joker then goes anywhere) or a wild card is kept
-        (whose places a longer meld may change)."""
+        drawn natural card that is no neighbour in suit of a kept natural card frees nothing, nor
+        one whose suit has no run on ``melds`` (lay-offs never make a run), unless it takes a
+        joker's place (the joker then goes anywhere) or a wild card is kept (whose places a
+        longer meld may change). On ``melds`` without a run no drawn card frees anything: a kept
+        natural card goes there exactly when a set of its rank lies there, whatever else is laid
+        off (a natural card never breaks a set's wild limits), and a joker taken back from a set,
+        or drawn, has no run to lengthen for a kept card."""
         if any(self.rules.is_wild(card) for card in kept):
             return lambda card: True
+        run_suits = {meld.stands_for[0].suit for seat in melds for meld in seat if meld.kind is MeldKind.RUN}
+        if not run_suits:
+            return lambda card: False
         substitutes = frozenset().union(*(_meld_tries(meld, self.rules)[1] for seat in melds for meld in seat))
-        neighbours = {(card.suit, rank) for card in kept if card.rank is not None
+        neighbours = {(card.suit, rank) for card in kept if card.rank is not None and card.suit in run_suits
                       for rank in _next_to(int(card.rank))}
 
         def may_free(card: Card) -> bool:
