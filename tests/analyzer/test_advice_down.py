@@ -421,6 +421,28 @@ def test_the_stock_is_asked_once_a_rank_on_a_table_of_sets() -> None:
     assert 7 <= len(asked) == len(set(asked)) <= 7 + 1 + 5  # every set rank asked, none twice
 
 
+def test_a_table_of_sets_alone_asks_no_drawn_card_for_outs() -> None:
+    """With no run on the table and no wild card kept, no drawn card lets a kept card go (a set
+    takes its rank whatever else is laid off): the outs ask about no card at all, and there are
+    none. ``test_every_row_counts_the_outs_of_the_reference_on_sets_alike`` checks such tables
+    against the brute force; ``test_outs_count_the_unseen_cards_that_free_a_kept_card`` that
+    outs are still found where a run is."""
+    name, number, own, others, players, hand, face_up = SETS_ONLY
+    assert not any(preset(name).is_wild(card) for card in parse_cards(hand) + parse_cards(face_up))
+    tried: list[Card] = []
+    fits = _Search._fits
+
+    def counted(search: _Search, probe: Turn, card: Card) -> bool:
+        tried.append(card)
+        return fits(search, probe, card)
+
+    with mock.patch.object(_Search, "_fits", counted):
+        advice = advise_down(hand, name, number, own, table=others, players=players, face_up=face_up)
+    assert advice.face_up is not None and advice.rows
+    assert tried == []
+    assert all(row.unseen_outs == 0 and not row.outs for row in advice.rows)
+
+
 def unseen_of_deck(rules: Rules, players: int, cards: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]
                    ) -> Counter[Card]:
     deck = rules.deck_for(players)
