@@ -632,17 +632,20 @@ class _Search:
 
     def _may_free(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> Callable[[Card], bool]:
         """A quick test that a drawn card might let one more kept card go (False: it certainly
-        cannot, so its search is not made). A natural card laid off changes only the end of a run
-        it grows: what then fits there is a card of its suit next to it (and what fits next to
-        that, a card next to one kept). A set takes any card of its rank with or without it. So a
+        cannot, so its search is not made), for kept cards none of which the moves can lay off
+        now (as every row's end keeps: the fewest cards), so a drawn card moves first. A natural
+        card laid off changes only the end of a run it grows: what then fits there is a card of
+        its suit next to it (and what fits next to that, a card next to one kept). A set takes any card of its rank with or without it. So a
         drawn natural card that is no neighbour in suit of a kept natural card frees nothing, nor
         one whose suit has no run on ``melds`` (lay-offs never make a run), unless it takes a
         joker's place (the joker then goes anywhere) or a wild card is kept (whose places a
-        longer meld may change). On ``melds`` without a run no drawn card frees anything: a kept
-        natural card goes there exactly when a set of its rank lies there, whatever else is laid
-        off (a natural card never breaks a set's wild limits), and a joker taken back from a set,
-        or drawn, has no run to lengthen for a kept card."""
-        if any(self.rules.is_wild(card) for card in kept):
+        longer meld may change), or wild cards may not outnumber natural ones (a natural card
+        laid off anywhere may then make room for a joker a kept card takes back). On ``melds``
+        without a run no drawn card frees anything: a kept natural card goes there exactly when
+        a set or pair of its rank lies where the player may play, whatever else is laid off (a
+        natural card never breaks a set's wild limits), and a joker taken back from a set, or
+        drawn, has no run to lengthen for a kept card."""
+        if not self.rules.wilds_may_outnumber_naturals or any(self.rules.is_wild(card) for card in kept):
             return lambda card: True
         run_suits = {meld.stands_for[0].suit for seat in melds for meld in seat if meld.kind is MeldKind.RUN}
         if not run_suits:
@@ -662,9 +665,10 @@ class _Search:
         """The melds, seat by seat, that a card drawn could change to let a kept card go: the
         sets of a kept natural card's rank, the runs of its suit, and every meld holding a joker
         (a joker taken back may go anywhere), and the player's own; all of them when a wild card
-        is kept. A drawn card
-        laid off elsewhere frees no kept card, so the outs on these melds are the outs on all."""
-        if any(self.rules.is_wild(card) for card in kept):
+        is kept, or wild cards may not outnumber natural ones (a natural card laid off on any
+        meld may make room there for a joker). A drawn card laid off elsewhere frees no kept
+        card, so the outs on these melds are the outs on all."""
+        if not self.rules.wilds_may_outnumber_naturals or any(self.rules.is_wild(card) for card in kept):
             return tuple(tuple(seat) for seat in melds)
         ranks = {card.rank for card in kept}
         suits = {card.suit for card in kept}

@@ -443,6 +443,21 @@ def test_a_table_of_sets_alone_asks_no_drawn_card_for_outs() -> None:
     assert all(row.unseen_outs == 0 and not row.outs for row in advice.rows)
 
 
+def test_where_wild_cards_may_not_outnumber_naturals_any_card_may_make_room_for_a_joker() -> None:
+    """The 6♠ takes the spades' joker back only if the joker has somewhere to go, and the hearts
+    run, two jokers to two naturals, takes no third until a 4♥ or 9♥ is laid on it: those are
+    outs though they are no neighbour of a kept card, as the brute force counts them."""
+    rules = dataclasses.replace(preset("pagat"), wilds_may_outnumber_naturals=False)
+    own = "AS 2S 3S 4S 5S JK=6S 7S 8S 9S 10S JS QS KS AS | 5H JK=6H JK=7H 8H"
+    advice = advise_down("6S KD", rules, 3, own, players=5)
+    best = advice.best
+    assert best.discard == Card.parse("KD") and best.kept == (Card.parse("6S"),)
+    assert {out.card.token for out in best.outs} == {"4H", "6H", "7H", "9H"}
+    table = _table(rules, own, "")
+    unseen = unseen_of_deck(rules, 5, parse_cards("6S KD"), table)
+    assert best.unseen_outs == brute_outs(rules, 3, best.kept, table, unseen) == 8
+
+
 def unseen_of_deck(rules: Rules, players: int, cards: Sequence[Card], table: Sequence[Sequence[PlacedMeld]]
                    ) -> Counter[Card]:
     deck = rules.deck_for(players)
