@@ -635,12 +635,13 @@ class _Search:
         cannot, so its search is not made), for kept cards none of which the moves can lay off
         now (as every row's end keeps: the fewest cards), so a drawn card moves first. A natural
         card laid off changes only the end of a run it grows: what then fits there is a card of
-        its suit next to it (and what fits next to that, a card next to one kept). A set takes any card of its rank with or without it. So a
-        drawn natural card that is no neighbour in suit of a kept natural card frees nothing, nor
-        one whose suit has no run on ``melds`` (lay-offs never make a run), unless it takes a
-        joker's place (the joker then goes anywhere) or a wild card is kept (whose places a
-        longer meld may change), or wild cards may not outnumber natural ones (a natural card
-        laid off anywhere may then make room for a joker a kept card takes back). On ``melds``
+        its suit next to it (and what fits next to that, a card next to one kept). A set takes
+        any card of its rank with or without it. So a drawn natural card that is no neighbour in
+        suit of a kept natural card frees nothing, nor one whose suit has no run on ``melds``
+        (lay-offs never make a run), unless it takes a joker's place (the joker then goes
+        anywhere) or a wild card is kept (whose places a longer meld may change), or wild cards
+        may not outnumber natural ones (a natural card laid off anywhere may then make room for
+        a joker a kept card takes back). On ``melds``
         without a run no drawn card frees anything: a kept natural card goes there exactly when
         a set or pair of its rank lies where the player may play, whatever else is laid off (a
         natural card never breaks a set's wild limits), and a joker taken back from a set, or
