@@ -630,6 +630,12 @@ class _Search:
                         last.update(lay_offs)  # each a legal lay-off there (``grown``)
         return frozenset(tried), frozenset(last)
 
+    def _any_card_may_free(self, kept: Sequence[Card]) -> bool:
+        """Whether any drawn card, laid off on any meld, may let a kept card go: when a wild card
+        is kept (a longer meld may change its places), or wild cards may not outnumber natural
+        ones (a natural card laid off anywhere may make room for a joker a kept card takes back)."""
+        return not self.rules.wilds_may_outnumber_naturals or any(self.rules.is_wild(card) for card in kept)
+
     def _may_free(self, kept: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> Callable[[Card], bool]:
         """A quick test that a drawn card might let one more kept card go (False: it certainly
         cannot, so its search is not made), for kept cards none of which the moves can lay off
@@ -646,7 +652,7 @@ class _Search:
         a set or pair of its rank lies where the player may play, whatever else is laid off (a
         natural card never breaks a set's wild limits), and a joker taken back from a set, or
         drawn, has no run to lengthen for a kept card."""
-        if not self.rules.wilds_may_outnumber_naturals or any(self.rules.is_wild(card) for card in kept):
+        if self._any_card_may_free(kept):
             return lambda card: True
         run_suits = {meld.stands_for[0].suit for seat in melds for meld in seat if meld.kind is MeldKind.RUN}
         if not run_suits:
@@ -669,7 +675,7 @@ class _Search:
         is kept, or wild cards may not outnumber natural ones (a natural card laid off on any
         meld may make room there for a joker). A drawn card laid off elsewhere frees no kept
         card, so the outs on these melds are the outs on all."""
-        if not self.rules.wilds_may_outnumber_naturals or any(self.rules.is_wild(card) for card in kept):
+        if self._any_card_may_free(kept):
             return tuple(tuple(seat) for seat in melds)
         ranks = {card.rank for card in kept}
         suits = {card.suit for card in kept}
