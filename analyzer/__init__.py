@@ -33,7 +33,7 @@ DEFAULT_TIME_LIMIT = 60.0  # seconds for a whole answer (lay-down, outs, discard
 # sets up its Ctrl-C handling before CP-SAT and numpy (which starts threads) are loaded.
 _HOMES = {
     "analyzer.advice": ("Advice", "DiscardRow", "Out"),
-    "analyzer.api": ("advise", "analyze"),
+    "analyzer.api": ("advise", "advised_play", "analyze"),
     "analyzer.arguments": ("OptionError",),
     "analyzer.command": ("end_on_interrupt",),
     "analyzer.down": ("DownAdvice", "DownRow", "DrawOption", "FaceUp", "FaceUpChoice", "advise_down", "read_melds",
@@ -135,6 +135,7 @@ __all__ = [
     "Verdict",
     "advise",
     "advise_down",
+    "advised_play",
     "analyze",
     "answer",
     "answer_buy",
@@ -176,7 +177,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from analyzer.advice import Advice, DiscardRow, Out
-    from analyzer.api import advise, analyze
+    from analyzer.api import advise, advised_play, analyze
     from analyzer.arguments import OptionError
     from analyzer.buy import (
         AdviceError,

@@ -48,7 +48,8 @@ from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.result import LayDown
 from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules, load_rules
-from analyzer.turn import Moment, Place, answer_turn, place_in_turn, play_with_discard, read_moment
+from analyzer.simulate import Play
+from analyzer.turn import Moment, Place, answer_turn, best_turn, place_in_turn, play_with_discard, read_moment
 
 # ---- result objects --------------------------------------------------------------------------
 
@@ -224,6 +225,50 @@ def advise(
                   outs_complete, unranked, unfinished, answer)
 
 
+def advised_play(
+    hand: str | Iterable[Card],
+    rules: str | Rules = "progressive",
+    round_number: int = 1,
+    players: int | None = None,
+    seen: str | Iterable[Card] = (),
+    time_limit: float | None = None,
+    buys_used: int = 0,
+) -> Play | None:
+    """The play the advice makes after the draw, before laying down: the turn's best play when
+    the hand can lay down (``analyze``'s), else discarding the discard table's first row
+    (``advise(..., discards=True)``'s). None when no row could be ranked in time (never under
+    deterministic work).
+
+    It is what a player after that play alone asks (the arena's advised player, the computer's
+    seat), worked out with nothing else: not the hand's own outs or cards away (``advise``'s
+    ``outs`` and ``lay_down``), and of the table only the rows that may rank first, as with
+    ``best_discards``. The arguments are ``advise``'s; the hand is after its draw."""
+    if time_limit is None:
+        from analyzer import DEFAULT_TIME_LIMIT
+
+        time_limit = DEFAULT_TIME_LIMIT
+    rule_set = load_rules(rules) if isinstance(rules, str) else rules
+    rule_set.round(round_number)
+    check_buys_held(rule_set, round_number, buys_used or 0)
+    deck = rule_set.deck_for(players)
+    cards = read_hand(hand, rule_set, players)
+    place_in_turn(rule_set, round_number, len(cards), Moment.AFTER_DRAW, buys_used or 0)  # too many cards: HandError
+    seen_cards = read_cards(seen, "the seen cards")
+    check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
+
+    analyser = RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit))
+    play = best_turn(analyser, cards)
+    if play is not None:
+        return Play(lay_down=play.melds, discard=play.discard)
+    gone = Counter(cards) + Counter(seen_cards)
+    unseen = {card: max(0, deck_copies(card, deck) - gone[card]) for card in ALL_CARD_KINDS}
+    to_solve = _hands_to_solve(analyser, cards, Moment.AFTER_DRAW, best_only=True)
+    if to_solve:
+        analyser.prefetch_outs(to_solve.values(), before_draw=True)
+    table, _ = _discard_table(analyser, cards, unseen, Moment.AFTER_DRAW, to_solve)
+    return Play(discard=table[0].card) if table else None
+
+
 def _unfinished(analyser: RoundSolver, outs_complete: bool, unranked: tuple[Card, ...],
                 buy: BuyAdvice | None) -> tuple[str, ...]:
     """What the time budget left undone, in words (the command prints these lines)."""
@@ -392,4 +437,5 @@ __all__ = [
     "DiscardRow",
     "Out",
     "advise",
+    "advised_play",
 ]

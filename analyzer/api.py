@@ -1,4 +1,4 @@
-"""The public entry points, ``analyze`` and ``advise``, with their arguments checked first
+"""The public entry points, ``analyze``, ``advise`` and ``advised_play``, with their arguments checked first
 (``analyzer.arguments``); ``analyzer`` re-exports them."""
 
 from __future__ import annotations
@@ -6,11 +6,10 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer import advice as _advice
-from analyzer.advice import Advice
 from analyzer.arguments import (
     ARGUMENT_NAMES,
     FIELDS,
@@ -30,6 +29,9 @@ from analyzer.result import LayDown
 from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules
 from analyzer.turn import Moment, answer_turn, place_in_turn, read_moment
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def analyze(
@@ -118,16 +120,21 @@ def _none_or(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return lambda value: None if value is None else check(value)
 
 
-_ADVISE = inspect.signature(_advice.advise)
-_ADVISE_CHECKS = _checks(_advice.advise)
+def _checked(function: Callable[P, R]) -> Callable[P, R]:
+    """``function`` with its arguments checked first, as ``analyze`` checks its own, then handed
+    on: wrong types are a TypeError naming the argument, a Rules value passes check_rules."""
+    signature, checks = inspect.signature(function), _checks(function)
+
+    @functools.wraps(function)
+    def checked(*args: P.args, **kwargs: P.kwargs) -> R:
+        given = signature.bind(*args, **kwargs).arguments
+        for name, check in checks.items():
+            if name in given:
+                given[name] = check(given[name])
+        return function(**given)  # type: ignore[call-arg]
+
+    return checked
 
 
-@functools.wraps(_advice.advise)
-def advise(*args: Any, **kwargs: Any) -> Advice:
-    # The arguments are checked here, as ``analyze`` checks its own, then handed on: wrong types
-    # are a TypeError naming the argument, a Rules value passes check_rules.
-    given = _ADVISE.bind(*args, **kwargs).arguments
-    for name, check in _ADVISE_CHECKS.items():
-        if name in given:
-            given[name] = check(given[name])
-    return _advice.advise(**given)
+advise = _checked(_advice.advise)
+advised_play = _checked(_advice.advised_play)

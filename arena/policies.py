@@ -40,6 +40,7 @@ from analyzer import (
     Verdict,
     advise,
     advise_down,
+    advised_play,
     analyze,
     extend_meld,
     work_limit,
@@ -293,8 +294,7 @@ class Buying(enum.Enum):
 
 class AdvisedPlayer:
     """Follows the analyser's public advice at every decision. Before laying down: the turn's
-    best play when it can lay down (``analyze`` after the draw), else the discard table's top row
-    (``advise(..., discards=True)``); it takes the face-up card when the card is one of its outs,
+    best play when it can lay down, else the discard table's top row (``advised_play``); it takes the face-up card when the card is one of its outs,
     and buys by the advice's answer (``advise(..., buy=card).buy_answer``; ``buying``
     may say to ask a simulated verdict instead, BUY only). Once down: the best row of the advice once down (``advise_down``: its
     lay-offs on any meld, jokers taken back, its discard) and its take-or-draw for the face-up
@@ -347,15 +347,11 @@ class AdvisedPlayer:
         if sight.melds:
             return self.play_down(sight)
         at = self.at
-        play = _lay_down_play(at, sight)
-        if play is not None:
-            return play
-        advice = advise(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen()), discards=True,
-                        time_limit=TIME_LIMIT, moment=Moment.AFTER_DRAW, best_discards=True,
-                        buys_used=sight.buys_used)
-        if not advice.discards:  # nothing ranked (never under deterministic work): the plain player's play
+        play = advised_play(sight.hand, at.rules, at.number, at.players, seen=_sorted(sight.seen()),
+                            time_limit=TIME_LIMIT, buys_used=sight.buys_used)
+        if play is None:  # nothing ranked (never under deterministic work): the plain player's play
             return self.after.choose_play_after_draw(sight)
-        return Play(discard=advice.discards[0].card)
+        return play
 
     def play_down(self, sight: Sight) -> Play:
         """The best play of the advice once down, its moves named by the table's seats."""

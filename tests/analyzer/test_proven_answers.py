@@ -1,6 +1,6 @@
-"""Answers kept across questions (``analyzer.round_solver.PROVEN``) and the discard table's best
-rows alone (``advise(..., best_discards=True)``): both change what an answer costs, never the
-answer.
+"""Answers kept across questions (``analyzer.round_solver.PROVEN``), the discard table's best
+rows alone (``advise(..., best_discards=True)``) and the advice's play after the draw alone
+(``advised_play``): each changes what an answer costs, never the answer.
 
 - A question asked with the answers of related questions kept (the hand before the draw, each
   hand one card smaller) gives the advice it gives from scratch, field for field; asked again,
@@ -8,6 +8,8 @@ answer.
 - The best rows are the full table's first rows exactly (cards, figures, ranks), every row left
   out is further from the contract (or behind a discard that lays down this turn), and the
   table is never empty where the full one is not.
+- The advice's play after the draw is ``analyze``'s play when the hand lays down this turn,
+  else a discard of the full table's first row.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from analyzer import advise
+from analyzer import Play, advise, advised_play, analyze
 from analyzer.advice import DiscardRow
 from analyzer.cards import Card
 from analyzer.round_solver import PROVEN, ProvenAnswers
@@ -100,6 +102,20 @@ def _check_best_rows(hand: tuple[Card, ...], rules_name: str, round_number: int,
         assert _behind(row, first) and row.rank > first.rank
     # Outside the table, the advice is the same.
     assert (best.lay_down, best.outs, best.unseen_outs) == (full.lay_down, full.outs, full.unseen_outs)
+    if full.lay_down.moment == "after-draw":
+        _check_advised_play(hand, rules_name, round_number, full.discards)
+
+
+def _check_advised_play(hand: tuple[Card, ...], rules_name: str, round_number: int,
+                        table: tuple[DiscardRow, ...]) -> None:
+    PROVEN.clear()
+    play = advised_play(hand, rules_name, round_number)
+    turn = analyze(hand, rules_name, round_number, moment="after-draw")
+    if turn.can_lay_down:
+        assert play == Play(lay_down=turn.melds, discard=turn.discard)
+        assert play is not None and play.lay_down
+    else:
+        assert play == Play(discard=table[0].card)
 
 
 @pytest.mark.parametrize("rules_name, round_number", ROUNDS)
@@ -130,3 +146,21 @@ def test_the_best_rows_leave_out_the_cards_that_break_melds() -> None:
 def test_best_discards_is_checked_like_the_other_flags() -> None:
     with pytest.raises(TypeError, match="best_discards"):
         advise("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2, discards=True, best_discards="yes")  # type: ignore[arg-type]
+
+
+def test_the_advised_play_lays_down_or_discards_the_best_row() -> None:
+    ready = "7H 8H 9H 10H 5C 5D 5S KC"  # round 2 after the draw: a set and a run, the K♣ to let go
+    play = advised_play(ready, "progressive", 2, players=4)
+    assert play is not None and play.discard == Card.parse("KC") and len(play.lay_down) == 2
+    waiting = "7H 8H 10H 5C 5D 5S KC 2D"  # 1 away by letting go of the K♣ or the 2♦, else 2 away
+    play = advised_play(waiting, "progressive", 2, players=4)
+    table = advise(waiting, "progressive", 2, players=4, discards=True).discards
+    assert table is not None and play == Play(discard=table[0].card)
+    assert play.discard is not None and play.discard.token in ("KC", "2D")
+
+
+def test_advised_play_checks_its_arguments_like_advise() -> None:
+    with pytest.raises(TypeError, match="buys_used"):
+        advised_play("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2, buys_used="one")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no turn of round 2"):
+        advised_play("AC 2C 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AD 2D 3D 4D 5D 6D", "progressive", 2)
