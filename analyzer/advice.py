@@ -47,7 +47,7 @@ from analyzer.cards import ALL_CARD_KINDS, Card, CardError, parse_cards, sorted_
 from analyzer.hand import HandError, check_deck, deck_copies, read_hand
 from analyzer.result import LayDown
 from analyzer.round_solver import Deadline, RoundSolver
-from analyzer.rules import Rules, load_rules
+from analyzer.rules import DeckRule, Rules, load_rules
 from analyzer.simulate import Play
 from analyzer.turn import Moment, Place, answer_turn, best_turn, place_in_turn, play_with_discard, read_moment
 
@@ -134,6 +134,46 @@ class Advice:
 # ---- the public entry point --------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Asked:
+    """A question's hand where it stands, read and checked as ``advise`` and ``advised_play``
+    read it: the rules, the deck for the players, the hand, its place in the turn, the cards
+    seen."""
+
+    rules: Rules
+    round_number: int
+    deck: DeckRule
+    cards: tuple[Card, ...]
+    place: Place
+    seen: tuple[Card, ...]
+
+    @classmethod
+    def read(cls, hand: str | Iterable[Card], rules: str | Rules, round_number: int, players: int | None,
+             seen: str | Iterable[Card], buys_used: int, moment: Moment | None) -> _Asked:
+        rule_set = load_rules(rules) if isinstance(rules, str) else rules
+        rule_set.round(round_number)
+        check_buys_held(rule_set, round_number, buys_used or 0)
+        deck = rule_set.deck_for(players)
+        cards = read_hand(hand, rule_set, players)
+        place = place_in_turn(rule_set, round_number, len(cards), moment, buys_used or 0)
+        seen_cards = read_cards(seen, "the seen cards")
+        check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
+        return cls(rule_set, round_number, deck, cards, place, seen_cards)
+
+    def solver(self, time_limit: float | None) -> RoundSolver:
+        """The solver for the whole answer, one budget (None: the analyser's default)."""
+        if time_limit is None:
+            from analyzer import DEFAULT_TIME_LIMIT
+
+            time_limit = DEFAULT_TIME_LIMIT
+        return RoundSolver(self.rules, self.round_number, self.deck, time_limit, deadline=Deadline(time_limit))
+
+    def unseen(self, offered: Card | None = None) -> dict[Card, int]:
+        """The copies of each card neither held nor seen (nor ``offered``)."""
+        gone = Counter(self.cards) + Counter(self.seen) + Counter([offered] if offered else [])
+        return {card: max(0, deck_copies(card, self.deck) - gone[card]) for card in ALL_CARD_KINDS}
+
+
 def advise(
     hand: str | Iterable[Card],
     rules: str | Rules = "progressive",
@@ -174,18 +214,8 @@ def advise(
     Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
     can get wrong.
     """
-    if time_limit is None:
-        from analyzer import DEFAULT_TIME_LIMIT
-
-        time_limit = DEFAULT_TIME_LIMIT
-    rule_set = load_rules(rules) if isinstance(rules, str) else rules
-    rule_set.round(round_number)
-    check_buys_held(rule_set, round_number, buys_used or 0)
-    deck = rule_set.deck_for(players)
-    cards = read_hand(hand, rule_set, players)
-    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)
-    seen_cards = read_cards(seen, "the seen cards")
-    check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
+    asked = _Asked.read(hand, rules, round_number, players, seen, buys_used, read_moment(moment))
+    rule_set, deck, cards, place, seen_cards = asked.rules, asked.deck, asked.cards, asked.place, asked.seen
     offered = None
     if buy is not None:
         offered = read_one_card(buy, "the offered card")
@@ -198,9 +228,8 @@ def advise(
                    f"the hand, the seen cards and the offered {offered.token}")
         check_simulation(horizon, rollouts, turn)
 
-    analyser = RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit))
-    gone = Counter(cards) + Counter(seen_cards) + Counter([offered] if offered else [])
-    unseen = {card: max(0, deck_copies(card, deck) - gone[card]) for card in ALL_CARD_KINDS}
+    analyser = asked.solver(time_limit)
+    unseen = asked.unseen(offered)
 
     before_draw = place.moment is Moment.BEFORE_DRAW
     lay_down = answer_turn(analyser, cards, place)  # first: the answer the budget serves before all else
@@ -243,25 +272,12 @@ def advised_play(
     seat), worked out with nothing else: not the hand's own outs or cards away (``advise``'s
     ``outs`` and ``lay_down``), and of the table only the rows that may rank first, as with
     ``best_discards``. The arguments are ``advise``'s; the hand is after its draw."""
-    if time_limit is None:
-        from analyzer import DEFAULT_TIME_LIMIT
-
-        time_limit = DEFAULT_TIME_LIMIT
-    rule_set = load_rules(rules) if isinstance(rules, str) else rules
-    rule_set.round(round_number)
-    check_buys_held(rule_set, round_number, buys_used or 0)
-    deck = rule_set.deck_for(players)
-    cards = read_hand(hand, rule_set, players)
-    place_in_turn(rule_set, round_number, len(cards), Moment.AFTER_DRAW, buys_used or 0)  # too many cards: HandError
-    seen_cards = read_cards(seen, "the seen cards")
-    check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
-
-    analyser = RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit))
+    asked = _Asked.read(hand, rules, round_number, players, seen, buys_used, Moment.AFTER_DRAW)
+    cards, analyser = asked.cards, asked.solver(time_limit)
     play = best_turn(analyser, cards)
     if play is not None:
         return Play(lay_down=play.melds, discard=play.discard)
-    gone = Counter(cards) + Counter(seen_cards)
-    unseen = {card: max(0, deck_copies(card, deck) - gone[card]) for card in ALL_CARD_KINDS}
+    unseen = asked.unseen()
     to_solve = _hands_to_solve(analyser, cards, Moment.AFTER_DRAW, best_only=True)
     if to_solve:
         analyser.prefetch_outs(to_solve.values(), before_draw=True)
