@@ -135,10 +135,11 @@ class Advice:
 
 
 @dataclass(frozen=True)
-class _Asked:
-    """A question's hand where it stands, read and checked as ``advise`` and ``advised_play``
-    read it: the rules, the deck for the players, the hand, its place in the turn, the cards
-    seen."""
+class Asked:
+    """A question's hand where it stands, read and checked as ``analyze``, ``advise`` and
+    ``advised_play`` read it, in this order: the round of the rules, the buys made, the hand
+    (for the players' deck), its place in the turn (``moment``: a ``Moment``, its value, or
+    None to tell it from the size), the cards seen."""
 
     rules: Rules
     round_number: int
@@ -149,13 +150,13 @@ class _Asked:
 
     @classmethod
     def read(cls, hand: str | Iterable[Card], rules: str | Rules, round_number: int, players: int | None,
-             seen: str | Iterable[Card], buys_used: int, moment: Moment | None) -> _Asked:
+             seen: str | Iterable[Card], buys_used: int, moment: Moment | str | None) -> Asked:
         rule_set = load_rules(rules) if isinstance(rules, str) else rules
         rule_set.round(round_number)
         check_buys_held(rule_set, round_number, buys_used or 0)
         deck = rule_set.deck_for(players)
         cards = read_hand(hand, rule_set, players)
-        place = place_in_turn(rule_set, round_number, len(cards), moment, buys_used or 0)
+        place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)
         seen_cards = read_cards(seen, "the seen cards")
         check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
         return cls(rule_set, round_number, deck, cards, place, seen_cards)
@@ -214,7 +215,7 @@ def advise(
     Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
     can get wrong.
     """
-    asked = _Asked.read(hand, rules, round_number, players, seen, buys_used, read_moment(moment))
+    asked = Asked.read(hand, rules, round_number, players, seen, buys_used, moment)
     rule_set, deck, cards, place, seen_cards = asked.rules, asked.deck, asked.cards, asked.place, asked.seen
     offered = None
     if buy is not None:
@@ -265,14 +266,13 @@ def advised_play(
 ) -> Play | None:
     """The play the advice makes after the draw, before laying down: the turn's best play when
     the hand can lay down (``analyze``'s), else discarding the discard table's first row
-    (``advise(..., discards=True)``'s). None when no row could be ranked in time (never under
-    deterministic work).
+    (``advise(..., discards=True)``'s). None when the time (or work) budget ranked no row.
 
     It is what a player after that play alone asks (the arena's advised player, the computer's
     seat), worked out with nothing else: not the hand's own outs or cards away (``advise``'s
     ``outs`` and ``lay_down``), and of the table only the rows that may rank first, as with
     ``best_discards``. The arguments are ``advise``'s; the hand is after its draw."""
-    asked = _Asked.read(hand, rules, round_number, players, seen, buys_used, Moment.AFTER_DRAW)
+    asked = Asked.read(hand, rules, round_number, players, seen, buys_used, Moment.AFTER_DRAW)
     cards, analyser = asked.cards, asked.solver(time_limit)
     play = best_turn(analyser, cards)
     if play is not None:
@@ -380,7 +380,7 @@ def _hands_to_solve(analyser: RoundSolver, cards: tuple[Card, ...], moment: Mome
     hands = {card: _without(cards, card) for card in distinct if not (leaves and card in whole.leftover)}
     away = {card: analyser.lay_down(hand, before_draw=True) for card, hand in hands.items()}
     least = min([_distance(lay_down) for lay_down in away.values() if lay_down.proven_optimal]
-                + [0] * (leaves and len(whole.leftover) > 0))
+                + [0] * (leaves and len(whole.leftover) > 0), default=math.inf)  # none proven: all unranked
     return {card: hand for card, hand in hands.items()
             if not away[card].proven_optimal or _distance(away[card]) == least}
 

@@ -10,6 +10,7 @@ from typing import Any, ParamSpec, TypeVar
 
 from analyzer import DEFAULT_TIME_LIMIT
 from analyzer import advice as _advice
+from analyzer.advice import Asked
 from analyzer.arguments import (
     ARGUMENT_NAMES,
     FIELDS,
@@ -22,13 +23,10 @@ from analyzer.arguments import (
     time_limit_in_seconds,
     whole_number,
 )
-from analyzer.buy import check_buys_held
 from analyzer.cards import Card
-from analyzer.hand import read_hand
 from analyzer.result import LayDown
-from analyzer.round_solver import Deadline, RoundSolver
 from analyzer.rules import Rules
-from analyzer.turn import Moment, answer_turn, place_in_turn, read_moment
+from analyzer.turn import Moment, answer_turn
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -62,14 +60,9 @@ def analyze(
     players = optional_whole_number(players, "players")
     time_limit = time_limit_in_seconds(time_limit)
     buys_used = whole_number(buys_used, "buys_used")
-    rule_set.round(round_number)
-    check_buys_held(rule_set, round_number, buys_used)
-    deck = rule_set.deck_for(players)
-    cards = read_hand(hand, rule_set, players)
-    place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used)
+    asked = Asked.read(hand, rule_set, round_number, players, (), buys_used, moment)
     # One budget for the whole answer: the turn's best play may take several solves.
-    return answer_turn(RoundSolver(rule_set, round_number, deck, time_limit, deadline=Deadline(time_limit)),
-                       cards, place)
+    return answer_turn(asked.solver(time_limit), asked.cards, asked.place)
 
 
 # Rule sets that passed ``check_rules`` lately, by identity (each kept here, so that its id is
@@ -108,7 +101,7 @@ def _checks(function: Callable[..., Any]) -> dict[str, Callable[[Any], Any]]:
             checks[name] = functools.partial(flag, name=name)
         elif kind is Kind.SECONDS:
             checks[name] = _none_or(time_limit_in_seconds) if optional else time_limit_in_seconds
-    checks.update({"rules": rules_in_use, "seen": lambda value: cards_argument(value, "the seen cards"),
+    checks.update({"rules": _rules_checked, "seen": lambda value: cards_argument(value, "the seen cards"),
                    "buy": offered_card, "simulate_buy": functools.partial(flag, name="simulate_buy"),
                    "best_discards": functools.partial(flag, name="best_discards")})
     # (the texts a Python caller may also give as values; ``simulate_buy`` and ``best_discards``

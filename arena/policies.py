@@ -294,9 +294,10 @@ class Buying(enum.Enum):
 
 class AdvisedPlayer:
     """Follows the analyser's public advice at every decision. Before laying down: the turn's
-    best play when it can lay down, else the discard table's top row (``advised_play``); it takes the face-up card when the card is one of its outs,
-    and buys by the advice's answer (``advise(..., buy=card).buy_answer``; ``buying``
-    may say to ask a simulated verdict instead, BUY only). Once down: the best row of the advice once down (``advise_down``: its
+    best play when it can lay down, else the discard table's top row (``advised_play``); it
+    takes the face-up card when the card is one of its outs, and buys by the advice's answer
+    (``advise(..., buy=card).buy_answer``; ``buying`` may say to ask a simulated verdict
+    instead, BUY only). Once down: the best row of the advice once down (``advise_down``: its
     lay-offs on any meld, jokers taken back, its discard) and its take-or-draw for the face-up
     card; where that advice has no answer (a go-out round, melds past the contract's) and for
     buying, it plays as ``SimulatedPlayer`` does."""

@@ -159,6 +159,25 @@ def test_the_advised_play_lays_down_or_discards_the_best_row() -> None:
     assert play.discard is not None and play.discard.token in ("KC", "2D")
 
 
+def test_the_advised_play_counts_the_seen_cards() -> None:
+    hand = "7H 8H 9H 10H 5C 5D KS KD"  # a run down, two pairs: let go of a king (fewer points) ...
+    assert (play := advised_play(hand, "progressive", 2, players=4)) is not None
+    assert play.discard is not None and play.discard.rank == Card.parse("KS").rank
+    seen = "5H 5H 5S 5S"  # ... unless four fives are gone: then the kings' pair has more outs
+    assert (play := advised_play(hand, "progressive", 2, players=4, seen=seen)) is not None
+    table = advise(hand, "progressive", 2, players=4, seen=seen, discards=True).discards
+    assert table is not None and play == Play(discard=table[0].card)
+    assert play.discard is not None and play.discard.rank == Card.parse("5C").rank
+
+
+def test_a_budget_that_ranks_no_row_gives_no_play() -> None:
+    hand = "7H 8H 10H 5C 5D 5S KC 2D JK 9S 9D 3C 4C"
+    with deterministic_work(1e-9):
+        assert advised_play(hand, "shanghai", 3, players=4) is None
+        best = advise(hand, "shanghai", 3, players=4, discards=True, best_discards=True)
+    assert best.discards == () and len(best.unranked) == len({Card.parse(t) for t in hand.split()})
+
+
 def test_advised_play_checks_its_arguments_like_advise() -> None:
     with pytest.raises(TypeError, match="buys_used"):
         advised_play("7H 8H 10H 5C 5D 5S KC 2D", "progressive", 2, buys_used="one")  # type: ignore[arg-type]
