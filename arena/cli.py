@@ -12,6 +12,8 @@ already (``arena.saved``): a long run resumes, and a figure grows over several s
 
 Bad input (an unknown policy or rule set, seeds ``5-2``, 0 players, a round the rules lack,
 ``--workers 0``) is one line ``rummy-arena: ...`` on stderr and exit status 2, never a traceback.
+A worker process that dies (killed, out of memory) ends the run with one line and status 1, the
+seeds saved so far kept, rather than a run that waits for its seed for ever.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ import sys
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -36,6 +40,7 @@ from arena.saved import Saved, SaveError
 
 PROG = "rummy-arena"
 BAD_INPUT = 2
+WORKER_LOST = 1
 ENGINES = ("process", "ray")  # --workers processes on this machine, or Ray tasks on a Ray cluster
 RAY_IN_FLIGHT = 2  # Ray tasks submitted ahead per CPU of the cluster (results are taken in order)
 Job = tuple[Match, int, int, bool]  # (match, round, seed, keep each table's game record)
@@ -44,6 +49,10 @@ _NOBODY: Policy = None  # type: ignore[assignment]  # a seat of a trial deal, ne
 
 class UsageError(Exception):
     """Bad input on the command line: one line, exit 2."""
+
+
+class WorkerLost(Exception):
+    """A worker process died with a seed in hand: one line, exit 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -84,6 +93,9 @@ def run(argv: Sequence[str] | None = None) -> int:
     except (UsageError, SaveError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return BAD_INPUT
+    except WorkerLost as error:
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return WORKER_LOST
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -128,7 +140,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> Iterator[SeedResult]:
     """``play_seed`` of each job, in job order: here, in ``workers`` processes or as Ray tasks,
-    the same results (each a pure function of its job)."""
+    the same results (each a pure function of its job). ``WorkerLost`` when a worker process
+    dies (``multiprocessing.Pool`` would wait for its seed for ever, replacing the worker)."""
     if engine not in ENGINES:
         raise UsageError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     if engine == "ray":
@@ -136,8 +149,20 @@ def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> 
     elif workers == 1:
         yield from map(_play, jobs)
     else:
-        with multiprocessing.get_context("spawn").Pool(workers) as pool:
-            yield from pool.imap(_play, jobs, chunksize=1)
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            yield from pool.map(_play, jobs)
+        except BrokenProcessPool:
+            raise WorkerLost("a worker process stopped (killed, or out of memory?); the seeds saved so far "
+                             "are kept: the same command with --save resumes") from None
+        finally:  # as leaving a Pool: the seeds not yet played dropped, the workers (the command's only
+            # child processes) stopped at once
+            pool.shutdown(wait=False, cancel_futures=True)
+            workers_left = multiprocessing.active_children()
+            for process in workers_left:
+                process.terminate()
+            for process in workers_left:
+                process.join(10)
 
 
 def _play(job: Job) -> SeedResult:

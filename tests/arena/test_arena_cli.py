@@ -4,6 +4,11 @@ its picture, and bad input as one line and exit status 2."""
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import signal
+import threading
+import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -123,3 +128,26 @@ def test_a_save_file_of_another_match_or_garbled_is_refused(change: Any, message
     err = capsys.readouterr().err
     assert err.startswith("rummy-arena: ") and message in err and err.count("\n") == 1
     assert save.read_text() == before  # nothing written
+
+
+def test_a_worker_killed_ends_the_run_with_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A worker that dies (here SIGKILL, as the kernel's out-of-memory killer) ends the run at
+    once, status 1, the seeds saved before it kept; a Pool would wait for its seed for ever."""
+    save = tmp_path / "killed.jsonl"
+    args = [*ARGS[:-3], "--seeds", "0-39", "--workers", "2", "--save", str(save)]
+    status: list[int] = []
+    running = threading.Thread(target=lambda: status.append(run(args)), daemon=True)
+    running.start()
+    deadline = time.monotonic() + 120
+    while not (save.exists() and save.read_text().count("\n") >= 2) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    workers = multiprocessing.active_children()
+    assert workers and running.is_alive()
+    os.kill(workers[0].pid, signal.SIGKILL)
+    running.join(120)
+    assert not running.is_alive() and status == [1]
+    err = capsys.readouterr().err
+    assert err.startswith("rummy-arena: a worker process stopped") and err.count("\n") == 1
+    kept = save.read_text().splitlines()
+    assert 2 <= len(kept) < 80 and all(json.loads(line)["rules"] == "progressive" for line in kept)
+    assert not multiprocessing.active_children()  # the other worker stopped too
