@@ -158,7 +158,8 @@ class Asked:
         cards = read_hand(hand, rule_set, players)
         place = place_in_turn(rule_set, round_number, len(cards), read_moment(moment), buys_used or 0)
         seen_cards = read_cards(seen, "the seen cards")
-        check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
+        if seen_cards:  # the hand alone ``read_hand`` has checked (``analyze`` asks with none seen)
+            check_deck(cards + seen_cards, rule_set, deck, "the hand and the seen cards")
         return cls(rule_set, round_number, deck, cards, place, seen_cards)
 
     def solver(self, time_limit: float | None) -> RoundSolver:
