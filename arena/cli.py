@@ -149,20 +149,20 @@ def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> 
     elif workers == 1:
         yield from map(_play, jobs)
     else:
+        others = set(multiprocessing.active_children())
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
         try:
             yield from pool.map(_play, jobs)
         except BrokenProcessPool:
             raise WorkerLost("a worker process stopped (killed, or out of memory?); the seeds saved so far "
                              "are kept: the same command with --save resumes") from None
-        finally:  # as leaving a Pool: the seeds not yet played dropped, the workers (the command's only
-            # child processes) stopped at once
-            pool.shutdown(wait=False, cancel_futures=True)
-            workers_left = multiprocessing.active_children()
-            for process in workers_left:
+        finally:  # as leaving a Pool: the seeds not yet played dropped, the pool's workers stopped at
+            # once. The executor's own thread reaps them (a pool with a worker gone stops and joins
+            # its workers): waiting for that thread, rather than joining them here as well, leaves
+            # no worker half reaped by two threads at once.
+            for process in set(multiprocessing.active_children()) - others:
                 process.terminate()
-            for process in workers_left:
-                process.join(10)
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _play(job: Job) -> SeedResult:
