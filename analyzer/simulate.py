@@ -1158,9 +1158,9 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
     ``workers`` processes measure entries side by side; each entry is its own seeded self-play,
     so the table is the same whatever their number."""
     import importlib
-    from concurrent.futures import ProcessPoolExecutor
 
     import analyzer.going_out_table as stored
+    from analyzer.parallel import ordered_map
 
     names_by_print = {rules_fingerprint(rules): name for name, rules in PRESETS.items()}
     table = {key: value for key, value in importlib.reload(stored).TABLE.items()
@@ -1178,18 +1178,17 @@ def write_going_out_table(path: str, names: Sequence[str], players: Sequence[int
                if any(deck.min_players <= count <= deck.max_players for deck in preset(name).decks)
                for number, rule in enumerate(preset(name).rounds, start=1)
                if rounds == "all" or rule.go_out]
-    with ProcessPoolExecutor(max(1, workers)) as pool:
-        for key, measured, seconds in pool.map(_measure_entry, entries):
-            table[key] = (games, measured.chances, measured.held)
-            print(f"{comment(key)}: {seconds:.1f} s, {measured.chances[:8]}", flush=True)
-            lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
-                     "and the mean points held by a player still in play after each turn",
-                     "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
-                     'keyed by rule-set fingerprint/round/players: (games, chances, points held). Generated: do not edit."""',
-                     "", "TABLE: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {"]
-            lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
-            with open(path, "w") as file:
-                file.write("\n".join(lines + ["}", ""]))
+    for key, measured, seconds in ordered_map(_measure_entry, entries, max(1, workers)):
+        table[key] = (games, measured.chances, measured.held)
+        print(f"{comment(key)}: {seconds:.1f} s, {measured.chances[:8]}", flush=True)
+        lines = ['"""Going-out chances per turn, measured by self-play of ``SimulatedPlayer``s',
+                 "and the mean points held by a player still in play after each turn",
+                 "(``python -m analyzer.simulate PRESET...``, see ``analyzer.simulate.going_out_chances``);",
+                 'keyed by rule-set fingerprint/round/players: (games, chances, points held). Generated: do not edit."""',
+                 "", "TABLE: dict[str, tuple[int, tuple[float, ...], tuple[float, ...]]] = {"]
+        lines += [f"    {k!r}: {v!r},  # {comment(k)}" for k, v in sorted(table.items(), key=lambda kv: order(kv[0]))]
+        with open(path, "w") as file:
+            file.write("\n".join(lines + ["}", ""]))
 
 
 if __name__ == "__main__":

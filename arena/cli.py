@@ -21,17 +21,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import multiprocessing
 import sys
 import time
-from collections import deque
-from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
 from analyzer import Policy, Rules, Table, load_rules, write_record
+from analyzer.parallel import ENGINES, EngineError, WorkerLost, ordered_map
 from arena import saved as saved_seeds
 from arena.duplicate import Match, SeedResult, play_seed
 from arena.policies import PolicyName
@@ -41,18 +38,12 @@ from arena.saved import Saved, SaveError
 PROG = "rummy-arena"
 BAD_INPUT = 2
 WORKER_LOST = 1
-ENGINES = ("process", "ray")  # --workers processes on this machine, or Ray tasks on a Ray cluster
-RAY_IN_FLIGHT = 2  # Ray tasks submitted ahead per CPU of the cluster (results are taken in order)
 Job = tuple[Match, int, int, bool]  # (match, round, seed, keep each table's game record)
 _NOBODY: Policy = None  # type: ignore[assignment]  # a seat of a trial deal, never asked to play
 
 
 class UsageError(Exception):
     """Bad input on the command line: one line, exit 2."""
-
-
-class WorkerLost(Exception):
-    """A worker process died with a seed in hand: one line, exit 1."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -90,11 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
 def run(argv: Sequence[str] | None = None) -> int:
     try:
         return _run(build_parser().parse_args(argv))
-    except (UsageError, SaveError) as error:
+    except (UsageError, SaveError, EngineError) as error:
         print(f"{PROG}: {error}", file=sys.stderr)
         return BAD_INPUT
     except WorkerLost as error:
-        print(f"{PROG}: {error}", file=sys.stderr)
+        print(f"{PROG}: {error}; the seeds saved so far are kept: the same command with --save resumes",
+              file=sys.stderr)
         return WORKER_LOST
 
 
@@ -117,7 +109,7 @@ def _run(args: argparse.Namespace) -> int:
     played: dict[tuple[int, int], SeedResult] = {}
     with contextlib.ExitStack() as stack, _progress(len(jobs)) as tick:
         save = stack.enter_context(saved_seeds.appender(Path(args.save))) if args.save else None
-        for result in play_all(jobs, args.workers, args.engine):
+        for result in stack.enter_context(contextlib.closing(play_all(jobs, args.workers, args.engine))):
             if records is not None:
                 _write_records(records, rules.name, result)
             if save is not None:
@@ -138,31 +130,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> Iterator[SeedResult]:
-    """``play_seed`` of each job, in job order: here, in ``workers`` processes or as Ray tasks,
-    the same results (each a pure function of its job). ``WorkerLost`` when a worker process
-    dies (``multiprocessing.Pool`` would wait for its seed for ever, replacing the worker)."""
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    if engine == "ray":
-        yield from _ray_jobs(jobs)
-    elif workers == 1:
-        yield from map(_play, jobs)
-    else:
-        others = set(multiprocessing.active_children())
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
-        try:
-            yield from pool.map(_play, jobs)
-        except BrokenProcessPool:
-            raise WorkerLost("a worker process stopped (killed, or out of memory?); the seeds saved so far "
-                             "are kept: the same command with --save resumes") from None
-        finally:  # as leaving a Pool: the seeds not yet played dropped, the pool's workers stopped at
-            # once. The executor's own thread reaps them (a pool with a worker gone stops and joins
-            # its workers): waiting for that thread, rather than joining them here as well, leaves
-            # no worker half reaped by two threads at once.
-            for process in set(multiprocessing.active_children()) - others:
-                process.terminate()
-            pool.shutdown(wait=True, cancel_futures=True)
+def play_all(jobs: Sequence[Job], workers: int = 1, engine: str = "process") -> Generator[SeedResult, None, None]:
+    """``play_seed`` of each job, in job order: here, in ``workers`` processes or as Ray tasks
+    (``analyzer.parallel``), the same results (each a pure function of its job)."""
+    return ordered_map(_play, jobs, workers, engine)
 
 
 def _play(job: Job) -> SeedResult:
@@ -189,31 +160,6 @@ def _write_records(path: Path, rules: str, result: SeedResult) -> None:
             write_record(table.record, name)
         except OSError as error:
             raise UsageError(f"cannot write {name}: {error.strerror}") from None
-
-
-def _ray_jobs(jobs: Sequence[Job]) -> Iterator[SeedResult]:
-    """``play_seed`` of each job as a Ray task, results in job order; tasks not yet taken are
-    cancelled when the caller stops. Joins the Ray cluster ``RAY_ADDRESS`` names, else starts a
-    local one, unless the caller has initialised Ray already (as ``puzzles bank --engine ray``)."""
-    try:
-        import ray
-    except ImportError:
-        raise UsageError("--engine ray needs Ray: pip install '.[cluster]'") from None
-    if not ray.is_initialized():
-        ray.init(log_to_driver=False)
-    task = ray.remote(num_cpus=1)(_play)
-    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))
-    pending: deque[Any] = deque()
-    try:
-        for job in jobs:
-            pending.append(task.remote(job))
-            if len(pending) >= ahead:
-                yield ray.get(pending.popleft())
-        while pending:
-            yield ray.get(pending.popleft())
-    finally:
-        for waiting in pending:
-            ray.cancel(waiting)
 
 
 @contextlib.contextmanager

@@ -11,16 +11,16 @@ import argparse
 import contextlib
 import itertools
 import json
-import multiprocessing
 import sys
 import time
-from collections import Counter, deque
-from collections.abc import Generator, Iterator, Sequence
+from collections import Counter
+from collections.abc import Iterator, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
 from analyzer import preset
+from analyzer.parallel import ENGINES, WorkerLost, ordered_map
 from puzzles.balance import bank_balance, calendar_balance
 from puzzles.bank import BANK_DIR, BankError, build_shard, load_bank, plan, read_puzzles
 from puzzles.daily import DailyError, daily
@@ -29,9 +29,7 @@ from puzzles.model import KINDS, Kind, Puzzle
 PROG = "puzzles"
 BAD_INPUT = 2
 FAILED = 1
-ENGINES = ("process", "ray")  # --workers processes on this machine, or Ray tasks on a Ray cluster
 DAILY_SPAN = (date(2026, 12, 1), date(2029, 11, 30))  # the three years the daily must not repeat in
-RAY_IN_FLIGHT = 2  # Ray tasks submitted ahead per CPU of the cluster (results are taken in order)
 
 
 class UsageError(Exception):
@@ -115,8 +113,11 @@ def run(argv: Sequence[str] | None = None) -> int:
         return int(COMMANDS[args.command](args))
     except UsageError as error:
         return _fail(str(error))
-    except (BankError, DailyError, ValueError) as error:
+    except (BankError, DailyError, ValueError) as error:  # ValueError: also an engine unknown or missing
         return _fail(str(error))
+    except WorkerLost as error:  # `puzzles bank` resumes from the shards it wrote
+        print(f"{PROG}: {error}", file=sys.stderr)
+        return FAILED
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
@@ -237,43 +238,8 @@ def generate_many(
     and on either engine: ``ray`` runs the same pure function as Ray tasks, taken in order."""
     limit = max_attempts or 200 * count
     jobs = ((kind, rules, rounds[i % len(rounds)], i, source) for i in range(start, start + limit))
-    if engine not in ENGINES:
-        raise UsageError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
-    with contextlib.ExitStack() as stack:
-        results: Iterator[Puzzle | None]
-        if engine == "ray":
-            results = stack.enter_context(contextlib.closing(_ray_attempts(jobs)))
-        elif workers == 1:
-            results = map(_attempt, jobs)
-        else:  # leaving the pool terminates it, with the attempts not yet taken
-            pool = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers))
-            results = pool.imap(_attempt, jobs, chunksize=1)
+    with contextlib.closing(ordered_map(_attempt, jobs, workers, engine)) as results:
         yield from itertools.islice((puzzle for puzzle in results if puzzle is not None), count)
-
-
-def _ray_attempts(jobs: Iterator[tuple[str, str, int, int, str]]) -> Generator[Puzzle | None, None, None]:
-    """``_attempt`` of each job as a Ray task, results in job order; tasks not yet taken are
-    cancelled when the caller stops. Joins the Ray cluster ``RAY_ADDRESS`` names (``ray.init``'s
-    own rule), else starts a local one, unless the caller has initialised Ray already."""
-    try:
-        import ray
-    except ImportError:
-        raise UsageError("--engine ray needs Ray: pip install '.[cluster]'") from None
-    if not ray.is_initialized():
-        ray.init(log_to_driver=False)
-    attempt = ray.remote(num_cpus=1)(_attempt)
-    ahead = max(1, RAY_IN_FLIGHT * int(ray.cluster_resources().get("CPU", 1)))
-    pending: deque[Any] = deque()
-    try:
-        for job in jobs:
-            pending.append(attempt.remote(job))
-            if len(pending) >= ahead:
-                yield ray.get(pending.popleft())
-        while pending:
-            yield ray.get(pending.popleft())
-    finally:
-        for task in pending:
-            ray.cancel(task)
 
 
 def _generate(args: argparse.Namespace) -> int:

@@ -30,12 +30,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import multiprocessing
+import itertools
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from analyzer.parallel import WorkerLost, ordered_map
 from puzzles.bank import BANK_DIR, RETIRED, BankError, bank_files, read_puzzles, write_puzzles
 from puzzles.check import check_lay_down
 from puzzles.generate import GENERATOR, derive
@@ -107,14 +108,15 @@ def carry_shard(path: Path, outcomes: Sequence[Outcome]) -> tuple[int, int]:
 def rederive_files(
     paths: Iterable[Path], workers: int = 1, report: Callable[[str], None] = print
 ) -> tuple[int, int]:
-    """Carry every file over (``rederive`` each puzzle, ``carry_shard``); (kept, retired) in all."""
+    """Carry every file over (``rederive`` each puzzle, ``carry_shard``); (kept, retired) in all.
+    Every file is read before any is written, so a broken one stops the carry-over with the bank
+    as it was; ``workers`` processes derive the same outcomes in the same order."""
     kept = retired = 0
-    with contextlib.ExitStack() as stack:
-        each: Callable[[Callable[[Puzzle], Outcome], Iterable[Puzzle]], Iterable[Outcome]] = map
-        if workers > 1:  # the same outcomes in the same order, derived in several processes
-            each = stack.enter_context(multiprocessing.get_context("spawn").Pool(workers)).imap
-        for path in paths:
-            outcomes = list(each(rederive, read_puzzles(path)))
+    shards = [(path, read_puzzles(path)) for path in paths]
+    every = (puzzle for _, puzzles in shards for puzzle in puzzles)
+    with contextlib.closing(ordered_map(rederive, every, workers)) as derived:
+        for path, puzzles in shards:
+            outcomes = list(itertools.islice(derived, len(puzzles)))
             for outcome in outcomes:
                 if outcome.kept is None:
                     report(f"{path.name}: {outcome.stored.id} retired: {'; '.join(outcome.reasons)}")
@@ -139,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
     except BankError as error:
         print(f"{parser.prog}: {error}", file=sys.stderr)
         return 2
+    except WorkerLost as error:  # the shards carried before it stay carried: the same command again
+        print(f"{parser.prog}: {error}", file=sys.stderr)
+        return 1
     print(f"{kept} kept, {retired} retired", flush=True)
     return 0
 

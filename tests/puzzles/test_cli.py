@@ -5,6 +5,7 @@ verifies on a seeded sample."""
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -220,3 +221,41 @@ def test_engine_ray_without_ray_installed_is_one_line_and_exit_2(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "pip install '.[cluster]'" in err
     assert run(["generate", "--kind", "lay-down", "--count", "1", "--engine", "spark"]) == 2
+
+
+def _workers_of(pid: int) -> list[int]:
+    """The spawned worker processes of process ``pid`` (not its resource tracker), from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            command = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and b"spawn_main" in command:
+            found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the workers in /proc")
+def test_a_worker_killed_ends_generate_with_one_line_and_status_1() -> None:
+    """A worker that dies (SIGKILL, as the out-of-memory killer) ends the command at once with one
+    line; a multiprocessing.Pool would wait for its attempt for ever."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", "from puzzles.command import main; raise SystemExit(main())",
+         "generate", "--kind", "buy", "--count", "50", "--workers", "2"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while len(workers := _workers_of(process.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(workers) == 2
+        time.sleep(3)  # the workers at their first attempts
+        os.kill(workers[0], signal.SIGKILL)
+        _, err = process.communicate(timeout=60)
+    finally:  # a command that hangs is not left running
+        process.kill()
+    assert process.returncode == 1
+    assert err.startswith("puzzles: a worker process stopped") and err.count("\n") == 1
+    assert not any(Path(f"/proc/{worker}").exists() for worker in workers)
