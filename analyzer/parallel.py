@@ -9,9 +9,10 @@ same, in the same order, whatever the number of workers or the engine.
   never the whole list: a caller that stops early (the bank, once it has its puzzles) leaves no
   work queued, and the jobs may be a long lazy iterator.
 - A worker process that dies (killed, out of memory) raises ``WorkerLost`` at once, where
-  ``multiprocessing.Pool`` would wait for its job for ever.
-- Leaving the iterator (closed, or an exception) stops the workers and cancels the jobs not
-  taken.
+  ``multiprocessing.Pool`` would wait for its job for ever (Ray reports a lost task itself).
+- Leaving the iterator early (closed, or an exception) cancels the jobs not started and waits
+  for the few running (each a bounded search) before the workers stop: a worker killed while it
+  sends a large result would leave the pool's reader waiting for the rest of it for ever.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ R = TypeVar("R")
 
 
 class EngineError(ValueError):
-    """An engine this module does not know, or Ray asked for and not installed."""
+    """An engine this module does not know, no worker, or Ray asked for and not installed."""
 
 
 class WorkerLost(RuntimeError):
@@ -61,7 +62,6 @@ def ordered_map(fn: Callable[[J], R], jobs: Iterable[J], workers: int = 1,
 
 
 def _in_processes(fn: Callable[[J], R], jobs: Iterable[J], workers: int) -> Generator[R, None, None]:
-    others = set(multiprocessing.active_children())
     pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"))
     pending: deque[Future[R]] = deque()
     try:
@@ -74,12 +74,9 @@ def _in_processes(fn: Callable[[J], R], jobs: Iterable[J], workers: int) -> Gene
     except BrokenProcessPool:
         raise WorkerLost("a worker process stopped (killed, or out of memory?)") from None
     finally:
-        # The pool's workers stopped at once, the jobs not taken dropped. The executor's own
-        # thread reaps the workers (a pool with a worker gone stops and joins its workers):
-        # waiting for that thread, rather than joining them here as well, leaves no worker half
-        # reaped by two threads at once.
-        for process in set(multiprocessing.active_children()) - others:
-            process.terminate()
+        # The executor's own thread stops and reaps the workers (at once when one died): waiting
+        # for it, rather than joining them here as well, leaves no worker half reaped by two
+        # threads, and no worker listed as a child once this ends.
         pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -1203,8 +1203,13 @@ if __name__ == "__main__":
                         help="every round, or only the go-out rounds (after a change to play there)")
     parser.add_argument("--workers", type=int, default=1, help="processes measuring entries side by side")
     options = parser.parse_args()
-    write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games,
-                          options.rounds, options.workers)
+    from analyzer.parallel import WorkerLost
+
+    try:
+        write_going_out_table("analyzer/going_out_table.py", options.presets, options.players, options.games,
+                              options.rounds, options.workers)
+    except WorkerLost as lost:  # the entries measured before it are written: run the rest again
+        raise SystemExit(f"python -m analyzer.simulate: {lost}") from None
 
 
 __all__ = [
