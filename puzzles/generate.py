@@ -107,9 +107,12 @@ from puzzles.themes import UNRATED, tag
 # that fits nowhere rather than lay off every card and keep it (a table of such players went round
 # until the turn cap); only that rule's play changed, so only its going-out entries were measured
 # again and its shards carried over, with every lay-down shard (lay-downs do not depend on play);
-# the other presets' buys and discards keep puzzles-11, derived by the same play. The seeds' random
-# streams keep the first version's name.
-GENERATOR = "puzzles-12"
+# the other presets' buys and discards keep puzzles-11, derived by the same play. puzzles-13: a
+# discard wins on unseen outs only one card away (``OUTS_WITHIN``), where the count is the chance
+# of laying down next draw; two or more away it was not shown to win in play (docs/strength.md,
+# "Why more unseen outs does not show in play"), so those puzzles were retired and only the
+# discard shards carried over. The seeds' random streams keep the first version's name.
+GENERATOR = "puzzles-13"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
@@ -126,6 +129,7 @@ LOOKS = {Kind.LAY_DOWN: 1000, Kind.DISCARD: 10, Kind.BUY: 3}
 BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
 BUY_SEEDS = (0, 1)
 OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
+OUTS_WITHIN = 1  # ...and only this many cards away: the outs are then the chance of laying down next draw
 # Plays near the best (``analyzer.near_best_plays``): those keeping at most this many points more
 # than the best, counted up to the cap (the rating's term stops growing there).
 NEAR_MARGIN = 10
@@ -657,8 +661,8 @@ def _melds_said(melds: Sequence[PlacedMeld]) -> str:
 
 def _discard(position: Puzzle) -> Puzzle | None:
     """Accepted when the top group of the discard table beats the runner-up clearly: it alone
-    lays down or goes out this turn, or it is fewer cards away, or it keeps at least
-    max(3, 25%) more unseen outs."""
+    lays down or goes out this turn, or it is fewer cards away, or, one card away, it keeps at
+    least max(3, 25%) more unseen outs."""
     advice = advise(
         position.hand,
         position.rules,
@@ -712,7 +716,8 @@ def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None
     if runner["cards_away"] is None or top["cards_away"] < runner["cards_away"]:
         return "cards-away"
     least, share = OUTS_MARGIN
-    if top["cards_away"] == runner["cards_away"] and top["unseen_outs"] - runner["unseen_outs"] >= max(
+    more = top["unseen_outs"] - runner["unseen_outs"]
+    if top["cards_away"] == runner["cards_away"] <= OUTS_WITHIN and more >= max(
         least, math.ceil(share * runner["unseen_outs"])
     ):
         return "outs"

@@ -144,7 +144,7 @@ def fewer_cards_away(puzzle: Puzzle) -> bool:
 
 
 def more_outs(puzzle: Puzzle) -> bool:
-    """As near either way, but the right discard keeps clearly more unseen outs."""
+    """As near either way (one card away), but the right discard keeps clearly more unseen outs."""
     return _criterion(puzzle) == "outs"
 
 

@@ -63,11 +63,12 @@ def row(
         (row("KD", 0, 0, True, False), row("QD", 0, 0, True, False), None),  # both lay down: points only
         (row("KD", 1, 4), row("5C", 2, 20), "cards-away"),
         (row("KD", 1, 4), row("5C", None, 0), "cards-away"),
-        (row("KD", 2, 12), row("5C", 2, 9), "outs"),  # 3 more
-        (row("KD", 2, 11), row("5C", 2, 9), None),  # 2 more: not clear
-        (row("KD", 2, 25), row("5C", 2, 20), "outs"),  # 25% of 20
-        (row("KD", 2, 24), row("5C", 2, 20), None),
-        (row("KD", 2, 9), row("QD", 2, 9), None),  # a tie with the runner-up
+        (row("KD", 1, 12), row("5C", 1, 9), "outs"),  # 3 more
+        (row("KD", 1, 11), row("5C", 1, 9), None),  # 2 more: not clear
+        (row("KD", 1, 25), row("5C", 1, 20), "outs"),  # 25% of 20
+        (row("KD", 1, 24), row("5C", 1, 20), None),
+        (row("KD", 2, 25), row("5C", 2, 9), None),  # two cards away the outs are no criterion
+        (row("KD", 1, 9), row("QD", 1, 9), None),  # a tie with the runner-up
         (row("KD", None, 0), row("QD", None, 0), None),
     ],
 )
