@@ -100,18 +100,23 @@ class DownRow:
 @dataclass(frozen=True)
 class DrawOption:
     """Taking the face-up card or drawing from the stock, by the figures of the best play of the
-    turn after it: for the stock, the mean over the unseen cards (each copy once)."""
+    turn after it: for the stock, the mean over the unseen cards (each copy once). None: a
+    figure not worked out, as it decides nothing (``advise_down(..., best_only=True)``)."""
 
     choice: FaceUpChoice
     goes_out: float  # the chance of going out this turn (taking the card: 0 or 1)
     cards_kept: float
-    unseen_outs: float
-    points_kept: float
+    unseen_outs: float | None
+    points_kept: float | None
 
     def to_dict(self) -> dict[str, Any]:
         return {"choice": self.choice.value, "goes_out": round(self.goes_out, 4),
-                "cards_kept": round(self.cards_kept, 4), "unseen_outs": round(self.unseen_outs, 4),
-                "points_kept": round(self.points_kept, 4)}
+                "cards_kept": round(self.cards_kept, 4), "unseen_outs": _rounded(self.unseen_outs),
+                "points_kept": _rounded(self.points_kept)}
+
+
+def _rounded(figure: float | None) -> float | None:
+    return None if figure is None else round(figure, 4)
 
 
 @dataclass(frozen=True)
@@ -283,13 +288,19 @@ def advise_down(
     seen: str | Iterable[Card] = (),
     face_up: str | Card | None = None,
     time_limit: float | None = None,
+    best_only: bool = False,
 ) -> DownAdvice:
     """The ranked advice for a player whose contract is down: ``hand`` after the draw (with
     ``face_up``, before it), ``melds`` the player's own melds on the table, ``table`` the other
     players'. ``seen``: other cards the player has seen (the discard pile); the melds on the table
     are seen already. Unseen copies are counted in the deck for ``players`` (None: the largest).
     ``time_limit`` bounds the whole answer (None: the analyser's default); a search cut short by
-    it, or by ``MAX_STATES`` positions, says so in ``complete``.
+    it, or by ``MAX_STATES`` positions, says so in ``complete``. ``best_only``: only what the
+    answer's choices rest on (a player after the choices alone: the arena's, the computer's
+    seat): of the discard table the rows that may rank first, and of drawing from the stock its
+    mean cards kept alone where that settles taking against drawing (its unseen outs and
+    points None). The choices are the full answer's: the same discard and take-or-draw, the
+    lay-offs maybe by other moves to the same end.
 
     Raises ``HandError``, ``RulesError`` or ``AdviceError`` (all ``ValueError``) for input a user
     can get wrong: a meld the rules do not allow, cards not in the deck or more copies than it
@@ -311,10 +322,10 @@ def advise_down(
     search = _Search(rule_set, round_number, (own, *others), unseen, deadline)
     choice = None
     if offered is None:
-        rows = search.rows(cards)
+        rows = search.rows(cards, best_only)
     else:
-        rows = search.rows(cards + (offered,))
-        choice = FaceUp(offered, search.face_up(cards, offered, rows[0]))
+        rows = search.rows(cards + (offered,), best_only)
+        choice = FaceUp(offered, search.face_up(cards, offered, rows[0], best_only))
     return DownAdvice(rule_set.name, round_number, cards, own, others, sorted_cards(seen_cards), rows, choice,
                       not search.truncated)
 
@@ -771,39 +782,67 @@ class _Search:
             raise AdviceError("no legal end of this turn was found")
         return tuple(table)
 
-    def face_up(self, hand: Sequence[Card], card: Card, taken: DownRow) -> tuple[DrawOption, ...]:
+    def face_up(self, hand: Sequence[Card], card: Card, taken: DownRow, settle: bool = False
+                ) -> tuple[DrawOption, ...]:
         """Taking ``card`` (the best row after taking it) against drawing from the stock (the
         mean of the best rows over the unseen cards, each copy once), best first: fewer cards
         kept on average (going out keeps none), then more unseen outs, then fewer points; drawing
-        when they are equal."""
+        when they are equal. With ``settle``, the stock's cards kept first (no outs counted:
+        ``fewest_kept``), and its outs and points only where its mean ties the take's."""
         take = DrawOption(FaceUpChoice.TAKE, float(taken.goes_out), float(len(taken.kept)), float(taken.unseen_outs),
                           float(taken.points_kept))
-        weights = {drawn: count for drawn, count in self.unseen.items() if count > 0}
-        sums = [0.0, 0.0, 0.0, 0.0]
+        if settle:
+            kept = self._drawn_mean(hand, lambda drawn: (not (fewest := self.fewest_kept(drawn)), fewest))
+            if kept is None:  # no card left unseen, or no time
+                return (take,)
+            (goes_out, cards_kept), weighed, total = kept
+            if total[1] != len(taken.kept) * weighed:  # the mean is not the take's: it alone decides
+                draw = DrawOption(FaceUpChoice.DRAW, goes_out, cards_kept, None, None)
+                return (take, draw) if take.cards_kept < draw.cards_kept else (draw, take)
+
+        def figures(drawn: tuple[Card, ...]) -> tuple[int, ...]:
+            row = self.rows(drawn, best_only=True)[0]
+            return row.goes_out, len(row.kept), row.unseen_outs, row.points_kept
+
+        mean = self._drawn_mean(hand, figures)
+        if mean is None:
+            return (take,)
+        draw = DrawOption(FaceUpChoice.DRAW, *mean[0])
+
+        def merit(option: DrawOption) -> tuple[float, ...]:
+            assert option.unseen_outs is not None and option.points_kept is not None
+            return (option.cards_kept, -option.unseen_outs, option.points_kept, option.choice is FaceUpChoice.TAKE)
+
+        return tuple(sorted((take, draw), key=merit))
+
+    def _drawn_mean(self, hand: Sequence[Card], figures: Callable[[tuple[Card, ...]], tuple[int, ...]]
+                    ) -> tuple[tuple[float, ...], int, tuple[int, ...]] | None:
+        """The mean of ``figures`` of ``hand`` with a card drawn, over the unseen cards (each
+        copy once; the cards alike by ``_drawn_alike`` worked out once), the copies weighed and
+        the sums; None where no card is weighed (none unseen, or no time)."""
+        sums: list[int] = []
         alike: dict[Hashable, tuple[int, ...]] = {}  # the figures after drawing a card, by ``_drawn_alike``
         weighed = 0
-        for drawn, count in weights.items():
+        for drawn, count in [(drawn, count) for drawn, count in self.unseen.items() if count > 0]:
             if self.deadline.expired:  # the mean of the cards weighed so far, said incomplete
                 self.truncated = True
                 break
             weighed += count
             key = self._drawn_alike(drawn)
-            figures = alike.get(key)
-            if figures is None:
+            found = alike.get(key)
+            if found is None:
                 self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
-                row = self.rows((*hand, drawn), best_only=True)[0]
+                found = alike[key] = tuple(figures((*hand, drawn)))
                 self.unseen[drawn] += 1
-                figures = alike[key] = (row.goes_out, len(row.kept), row.unseen_outs, row.points_kept)
-            for index, value in enumerate(figures):
-                sums[index] += count * value
-        if not weighed:  # no card left unseen (the stock holds only what the player has seen), or no time
-            return (take,)
-        draw = DrawOption(FaceUpChoice.DRAW, *(value / weighed for value in sums))
+            sums = [a + count * b for a, b in zip(sums, found)] if sums else [count * b for b in found]
+        if not weighed:
+            return None
+        return tuple(value / weighed for value in sums), weighed, tuple(sums)
 
-        def merit(option: DrawOption) -> tuple[float, ...]:
-            return (option.cards_kept, -option.unseen_outs, option.points_kept, option.choice is FaceUpChoice.TAKE)
-
-        return tuple(sorted((take, draw), key=merit))
+    def fewest_kept(self, hand: Sequence[Card]) -> int:
+        """The cards the best row of ``hand`` keeps (``rows``' first), without counting outs: the
+        fewest any end of the turn keeps."""
+        return min(len(end.kept) for end in self.ends(hand, alike=True))
 
 
 def _next_to(rank: int) -> tuple[int, ...]:

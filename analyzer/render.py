@@ -306,10 +306,15 @@ def _down_lines(rows: Sequence[DownRow]) -> str:
     return "\n".join(lines)
 
 
+def _figure(value: float | None) -> str:
+    """A figure of the face-up table; "-" where it was not worked out (it decides nothing)."""
+    return "-" if value is None else f"{value:.1f}"
+
+
 def _face_up_lines(face_up: FaceUp) -> str:
     header = ("", "goes out", "cards kept", "unseen outs", "points kept")
-    cells = [(option.choice.value, f"{option.goes_out:.0%}", f"{option.cards_kept:.1f}", f"{option.unseen_outs:.1f}",
-              f"{option.points_kept:.1f}") for option in face_up.options]
+    cells = [(option.choice.value, f"{option.goes_out:.0%}", f"{option.cards_kept:.1f}", _figure(option.unseen_outs),
+              _figure(option.points_kept)) for option in face_up.options]
     widths = [max(len(text) for text in column) for column in zip(header, *cells)]
     verdict = "TAKE it" if face_up.take else "DRAW from the stock"
     return "\n".join([f"Take the face-up {face_up.card.face}? {verdict}.",

@@ -365,7 +365,8 @@ class AdvisedPlayer:
 
     def down(self, sight: Sight, face_up: Card | None = None) -> DownAdvice | None:
         """``advise_down`` for this seat (before the draw with the face-up card ``face_up``, else
-        after it): its own melds, the other seats' melds in seat order, the discard pile seen.
+        after it): its own melds, the other seats' melds in seat order, the discard pile seen;
+        before the draw, only what the take-or-draw rests on (``best_only``).
         None where it gives no advice (``AdviceError``: a go-out round, melds that are not the
         round's contract)."""
         at = self.at
@@ -375,7 +376,7 @@ class AdvisedPlayer:
         others = [sight.table[seat] for seat in _down_seats(sight)[1:]]
         try:
             return advise_down(sight.hand, at.rules, at.number, sight.melds, others, players=at.players,
-                               seen=pile, face_up=face_up, time_limit=TIME_LIMIT)
+                               seen=pile, face_up=face_up, time_limit=TIME_LIMIT, best_only=face_up is not None)
         except AdviceError:
             return None
 

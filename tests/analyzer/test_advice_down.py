@@ -355,6 +355,52 @@ def test_take_the_face_up_card_when_it_lets_cards_go() -> None:
     assert dead.face_up.options[0].choice is FaceUpChoice.DRAW
 
 
+@settings(max_examples=30)
+@given(positions(), st.data())
+def test_best_only_makes_the_full_answers_choices(position: tuple[str, int, str, str, tuple[Card, ...]],
+                                                  data: st.DataObject) -> None:
+    """``best_only`` (the arena's and the computer's seat's question) takes or draws, and
+    discards, as the full answer does; the stock's outs and points it leaves out only where its
+    mean cards kept differ from the take's (those decide), and any figure it gives is the full
+    answer's. A version that skipped the tie-breaks on a tie, or gave only the first option,
+    fails here."""
+    name, number, own, others, hand = position
+    rules = preset(name)
+    table = _table(rules, own, others)
+    pool = [card for card in ALL_CARD_KINDS if _fits_the_deck(hand + (card,) + tuple(
+        c for melds in table for meld in melds for c in meld.cards), rules)]
+    face_up = data.draw(st.sampled_from(pool))
+    full = advise_down(hand, rules, number, own, others, face_up=face_up)
+    best = advise_down(hand, rules, number, own, others, face_up=face_up, best_only=True)
+    assert full.face_up is not None and best.face_up is not None
+    assert best.face_up.take == full.face_up.take
+    assert best.best.discard == full.best.discard and figures(best.best) == figures(full.best)
+    options = {option.choice: option for option in full.face_up.options}
+    for option in best.face_up.options:
+        whole = options[option.choice]
+        assert (option.goes_out, option.cards_kept) == pytest.approx((whole.goes_out, whole.cards_kept))
+        if option.unseen_outs is None or option.points_kept is None:
+            assert option.choice is FaceUpChoice.DRAW
+            assert option.cards_kept != options[FaceUpChoice.TAKE].cards_kept
+        else:
+            assert (option.unseen_outs, option.points_kept) == pytest.approx((whole.unseen_outs, whole.points_kept))
+
+
+TIED = ("shanghai", 1, "9C 9D 9H | 3D 3H 3C", "", 4, "KD 5C", "7H", "9S 9S 9C 9D 9H 3S 3S 3C 3D 3H JK JK JK JK")
+
+
+def test_best_only_counts_the_stocks_outs_when_its_cards_kept_tie() -> None:
+    """Nothing unseen fits the table (every other copy of the sets' ranks seen) and the
+    face-up card does not either: taking and drawing keep as many cards, and the stock's outs
+    and points are counted to break the tie, as in the full answer."""
+    name, number, own, others, players, hand, face_up, seen = TIED
+    full = advise_down(hand, name, number, own, others, players=players, seen=seen, face_up=face_up)
+    best = advise_down(hand, name, number, own, others, players=players, seen=seen, face_up=face_up, best_only=True)
+    assert full.face_up is not None and best.face_up is not None
+    assert best.face_up.options == full.face_up.options
+    assert len({option.cards_kept for option in best.face_up.options}) == 1
+
+
 SETS_ONLY = ("shanghai", 1, "9C 9D 9H 9S | 3D 3H JK=3C 3C",
              "10C 10D 10S 10S 10H | JC JC JS JD ; 2C 2D JK 2H | 6H 6S 6S ; AC AD AS JK AS | 6C 6D JK", 4,
              "2D 2H 6H 8S", "KD")
