@@ -374,6 +374,7 @@ def test_best_only_makes_the_full_answers_choices(position: tuple[str, int, str,
     best = advise_down(hand, rules, number, own, others, face_up=face_up, best_only=True)
     assert full.face_up is not None and best.face_up is not None
     assert best.face_up.take == full.face_up.take
+    assert [option.choice for option in best.face_up.options] == [option.choice for option in full.face_up.options]
     assert best.best.discard == full.best.discard and figures(best.best) == figures(full.best)
     options = {option.choice: option for option in full.face_up.options}
     for option in best.face_up.options:
