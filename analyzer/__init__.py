@@ -32,7 +32,7 @@ DEFAULT_TIME_LIMIT = 60.0  # seconds for a whole answer (lay-down, outs, discard
 # Names are imported when first used (PEP 562), so ``import analyzer`` stays light: the command
 # sets up its Ctrl-C handling before CP-SAT and numpy (which starts threads) are loaded.
 _HOMES = {
-    "analyzer.advice": ("Advice", "DiscardRow", "Out"),
+    "analyzer.advice": ("OUTS_COUNT_WITHIN", "Advice", "DiscardRow", "Out"),
     "analyzer.api": ("advise", "advised_play", "analyze"),
     "analyzer.arguments": ("OptionError",),
     "analyzer.command": ("end_on_interrupt",),
@@ -70,6 +70,7 @@ __all__ = [
     "HIGH_ACE",
     "JOKER",
     "LOW_ACE",
+    "OUTS_COUNT_WITHIN",
     "PRESETS",
     "TITLES",
     "Advice",
@@ -176,7 +177,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from analyzer.advice import Advice, DiscardRow, Out
+    from analyzer.advice import OUTS_COUNT_WITHIN, Advice, DiscardRow, Out
     from analyzer.api import advise, advised_play, analyze
     from analyzer.arguments import OptionError
     from analyzer.buy import (

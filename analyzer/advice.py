@@ -51,6 +51,13 @@ from analyzer.rules import DeckRule, Rules, load_rules
 from analyzer.simulate import Play
 from analyzer.turn import Moment, Place, answer_turn, best_turn, place_in_turn, play_with_discard, read_moment
 
+# Unseen outs count for a hand at most this many draws away: then they are the chance of getting
+# there next draw; farther away they did not show in play (docs/strength.md, "Why more unseen outs
+# does not show in play", "Far from going out"). So in a go-out round a hand farther away ranks its
+# discards by the points it keeps before its outs (whoever does not go out pays for every card
+# held), and a discard puzzle wins on outs only this near (``puzzles.generate``).
+OUTS_COUNT_WITHIN = 1
+
 # ---- result objects --------------------------------------------------------------------------
 
 
@@ -113,6 +120,16 @@ class Advice:
     unfinished: tuple[str, ...] = ()  # the same, and the buy verdict's, in words
     buy_answer: BuyAnswer | None = None  # the advice's answer to the offered discard; None when none is offered
 
+    @property
+    def discard_order(self) -> str | None:
+        """How the discard table chose its best row, in words (``discard_order``); None without a table."""
+        if not self.discards:
+            return None
+        top = self.discards[0]
+        if top.lays_down:
+            return "a discard that lets you lay down this turn first, then fewest points held when the turn ends"
+        return discard_order(self.lay_down.go_out, top.cards_away)
+
     def to_dict(self) -> dict[str, Any]:
         """The lay-down's dict with the advice keys added (``discards``, ``buy_answer``, ``buy``: null
         if not asked)."""
@@ -124,6 +141,7 @@ class Advice:
             "outs_complete": self.outs_complete,
             "discards": None if self.discards is None else [row.to_dict() for row in self.discards],
             "unranked_discards": tokens(self.unranked),
+            "discard_order": self.discard_order,
             "buy_answer": None if self.buy_answer is None else self.buy_answer.to_dict(),
             "buy": None if self.buy is None else self.buy.to_dict(),
             "buy_finished": None if self.buy is None else self.buy.finished,
@@ -382,8 +400,26 @@ def _hands_to_solve(analyser: RoundSolver, cards: tuple[Card, ...], moment: Mome
     away = {card: analyser.lay_down(hand, before_draw=True) for card, hand in hands.items()}
     least = min([_distance(lay_down) for lay_down in away.values() if lay_down.proven_optimal]
                 + [0] * (leaves and len(whole.leftover) > 0), default=math.inf)  # none proven: all unranked
-    return {card: hand for card, hand in hands.items()
-            if not away[card].proven_optimal or _distance(away[card]) == least}
+    nearest = [card for card in hands if away[card].proven_optimal and _distance(away[card]) == least]
+    if nearest and points_first(analyser.go_out, away[nearest[0]].cards_away):
+        # The points kept come before the outs: only the costliest discards of the nearest may rank first.
+        costliest = max(analyser.rules.points_of(card) for card in nearest)
+        nearest = [card for card in nearest if analyser.rules.points_of(card) == costliest]
+    return {card: hand for card, hand in hands.items() if not away[card].proven_optimal or card in nearest}
+
+
+def points_first(go_out: bool, cards_away: int | None) -> bool:
+    """Whether discards this far away rank by points kept before unseen outs
+    (``OUTS_COUNT_WITHIN``): in a go-out round, more than that many draws away."""
+    return go_out and cards_away is not None and cards_away > OUTS_COUNT_WITHIN
+
+
+def discard_order(go_out: bool, cards_away: int | None) -> str:
+    """The discard table's order, in words, among discards leaving the hand this far away."""
+    if points_first(go_out, cards_away):
+        return ("fewest cards away, then fewest points kept, then most unseen outs (far from going out "
+                "in a go-out round, where every card held is paid for)")
+    return "fewest cards away, then most unseen outs, then fewest points kept"
 
 
 def _distance(lay_down: LayDown) -> float:
@@ -437,8 +473,12 @@ def _discard_table(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[
 
     def merit(row: tuple[Card, int | None, int, int | None, int, int, bool, bool]) -> tuple[float, ...]:
         """Laying down this turn first; then fewest cards away, most unseen outs, fewest points
-        kept; then a natural card before a wild one of equal standing."""
-        return (not row[6], math.inf if row[1] is None else row[1], -row[2], row[4], rules.is_wild(row[0]))
+        kept (in a go-out round far from going out, ``points_first``: the points before the
+        outs); then a natural card before a wild one of equal standing."""
+        away = math.inf if row[1] is None else row[1]
+        if points_first(analyser.go_out, row[1]):
+            return (not row[6], away, row[4], -row[2], rules.is_wild(row[0]))
+        return (not row[6], away, -row[2], row[4], rules.is_wild(row[0]))
 
     rows.sort(key=lambda row: (merit(row), row[0].sort_key()))
     table: list[DiscardRow] = []

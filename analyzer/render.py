@@ -152,7 +152,7 @@ def render_advice(advice: Advice, rules: Rules, players: int | None = None, aske
         blocks.append(f"Cards that help{after} (unseen copies): {listed} — {advice.unseen_outs} in all\n"
                       + _unseen_note(advice, rules, players))
     if advice.discards:  # none when the time limit came before any row was ranked
-        blocks.append(_discard_lines(advice.discards))
+        blocks.append(_discard_lines(advice.discards, advice.discard_order))
     if advice.buy_answer is not None:
         blocks.append(_answer_lines(advice.buy_answer))
     if advice.buy is not None:
@@ -176,9 +176,9 @@ def _unseen_note(advice: Advice, rules: Rules, players: int | None) -> str:
             f"less {', '.join(gone[:-1]) + ' and ' + gone[-1] if len(gone) > 1 else gone[0]}.)")
 
 
-def _discard_lines(rows: Sequence[DiscardRow]) -> str:
+def _discard_lines(rows: Sequence[DiscardRow], order: str | None) -> str:
     """The discard table, best first, columns aligned, equal rows marked ``2=``; the equal best
-    rows are one line, "any of" their cards."""
+    rows are one line, "any of" their cards; then the order that chose the best, in words."""
     header = ("rank", "discard", "cards away", "unseen outs", "points kept", "card points")
     tied = {row.rank for row in rows if row.equal_to_previous}
     best = [row for row in rows if row.rank == 1]
@@ -196,6 +196,8 @@ def _discard_lines(rows: Sequence[DiscardRow]) -> str:
             text += ": you go out" if row.goes_out else ": you lay down" if row.lays_down else ""
         lines.append(text)
     lines.append("(" + "; ".join(f"{column}: {words}" for column, words in DISCARD_COLUMNS.items()) + ")")
+    if order:
+        lines.append(f"Ranked by: {order}.")
     return "\n".join(lines)
 
 

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from analyzer.advice import advise
+from analyzer.advice import advise, discard_order
 from analyzer.buy import MAX_TURN, AdviceError
 from analyzer.cards import ALL_CARD_KINDS, Card, faces
 from analyzer.hand import HandError, deck_copies
@@ -278,7 +278,7 @@ class _Judge:
                 further = 1 - chosen_row.unseen_outs / top.unseen_outs  # the share of the outs let go
             cost = max(0, chosen_row.points_kept - top.points_kept) + \
                 max(0.0, further) * self.turn_lost(turn + 1 + _whole(chosen_row.cards_away), chosen_row.points_kept)
-            why = "the discard table: fewest cards away, then most unseen outs, then fewest points kept"
+            why = "the discard table: " + discard_order(self.rules.round(self.round_number).go_out, top.cards_away)
         reviewed.append(self._reviewed(decision, "discard", f"discard {play.discard.face}", choices, cost, why,
                                        event=decision.event + laid + len(play.moves)))
         return reviewed

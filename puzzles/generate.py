@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from analyzer import (
+    OUTS_COUNT_WITHIN,
     Card,
     DiscardToGoOut,
     LayDown,
@@ -108,11 +109,16 @@ from puzzles.themes import UNRATED, tag
 # until the turn cap); only that rule's play changed, so only its going-out entries were measured
 # again and its shards carried over, with every lay-down shard (lay-downs do not depend on play);
 # the other presets' buys and discards keep puzzles-11, derived by the same play. puzzles-13: a
-# discard wins on unseen outs only one card away (``OUTS_WITHIN``), where the count is the chance
-# of laying down next draw; two or more away it was not shown to win in play (docs/strength.md,
-# "Why more unseen outs does not show in play"), so those puzzles were retired and only the
-# discard shards carried over. The seeds' random streams keep the first version's name.
-GENERATOR = "puzzles-13"
+# discard wins on unseen outs only one card away (``analyzer.OUTS_COUNT_WITHIN``), where the
+# count is the chance of laying down next draw; two or more away it was not shown to win in play
+# (docs/strength.md, "Why more unseen outs does not show in play"), so those puzzles were retired
+# and only the discard shards carried over. puzzles-14: in a go-out round, more than that one
+# draw from going out, the discard table ranks the nearest discards by the points kept before
+# the unseen outs (docs/strength.md, "Far from going out"): a go-out round's discard puzzle may
+# have another runner-up, so another margin, or be no longer clear; the discard shards of the
+# presets with a go-out round carried over, and every lay-down shard for the generator's name.
+# The seeds' random streams keep the first version's name.
+GENERATOR = "puzzles-14"
 STREAM = "puzzles-1"
 # A puzzle is a pure function of its position: every solve is bounded by CP-SAT's deterministic
 # time (analyzer/solver/work.py; a unit is 2-4 s of one core here, real hands take thousandths),
@@ -128,8 +134,9 @@ MIN_PLAYERS, MAX_PLAYERS = 3, 5  # the table sizes puzzles are dealt for
 LOOKS = {Kind.LAY_DOWN: 1000, Kind.DISCARD: 10, Kind.BUY: 3}
 BUY_ROLLOUTS = 120  # the first verdict; the second runs twice as many under another seed
 BUY_SEEDS = (0, 1)
-OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)
-OUTS_WITHIN = 1  # ...and only this many cards away: the outs are then the chance of laying down next draw
+OUTS_MARGIN = (3, 0.25)  # a discard wins on outs by at least max(3, 25% of the runner-up's)...
+# ...and only ``OUTS_COUNT_WITHIN`` cards away (the analyser's): the outs are then the chance of
+# laying down next draw.
 # Plays near the best (``analyzer.near_best_plays``): those keeping at most this many points more
 # than the best, counted up to the cap (the rating's term stops growing there).
 NEAR_MARGIN = 10
@@ -717,7 +724,7 @@ def discard_criterion(top: dict[str, Any], runner: dict[str, Any]) -> str | None
         return "cards-away"
     least, share = OUTS_MARGIN
     more = top["unseen_outs"] - runner["unseen_outs"]
-    if top["cards_away"] == runner["cards_away"] <= OUTS_WITHIN and more >= max(
+    if top["cards_away"] == runner["cards_away"] <= OUTS_COUNT_WITHIN and more >= max(
         least, math.ceil(share * runner["unseen_outs"])
     ):
         return "outs"

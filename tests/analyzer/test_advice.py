@@ -546,11 +546,54 @@ def test_discard_table_puts_the_useless_card_on_top() -> None:
     assert len({row.rank for row in fives}) == 1 and [row.equal_to_previous for row in fives] == [False, True, True]
 
 
+@pytest.mark.parametrize("hand", [
+    "5C QC 4C 2C 9C 5H 6D 3C 8C 8D 3D 3H 3H",  # 4 draws away
+    "3H 10D 8C 9D QS 7C 3H 6C 7D 5D QH 2C 6D",  # 5
+    "6D AS 9C 8D 8C 2H AH QC 10H 4D 3C 9S 2S",  # 6
+])
+def test_far_from_going_out_the_table_sheds_points_before_keeping_outs(hand: str) -> None:
+    """pagat's last round melds every card at once, and whoever does not go out pays for all the
+    cards held: more than one draw away, of the discards keeping the fewest draws away, those
+    keeping the fewest points come first, and the unseen outs only break their tie. Each hand
+    here has a nearest discard with more unseen outs that the outs-first order would pick."""
+    advice = advise(hand, "pagat", 7, players=4, discards=True)
+    table = advice.discards
+    assert table is not None
+    first = table[0]
+    assert first.cards_away is not None and first.cards_away > advice_module.OUTS_COUNT_WITHIN
+    assert advice.discard_order == advice.to_dict()["discard_order"]
+    assert advice.discard_order is not None and advice.discard_order.startswith(
+        "fewest cards away, then fewest points kept, then most unseen outs")
+    nearest = [row for row in table if row.cards_away == first.cards_away]
+    assert first.points_kept == min(row.points_kept for row in nearest)
+    assert first.unseen_outs == max(row.unseen_outs for row in nearest if row.points_kept == first.points_kept)
+    assert any(row.unseen_outs > first.unseen_outs for row in nearest)  # outs first would throw another
+
+
+def test_one_draw_from_going_out_the_table_keeps_outs_before_points() -> None:
+    advice = advise("3D 4D 5D 6D AS 2S 3S 4S 4C 5C 6C 8C 5S", "pagat", 7, players=4, discards=True)
+    table = advice.discards
+    assert table is not None
+    assert advice.discard_order == "fewest cards away, then most unseen outs, then fewest points kept"
+    first = table[0]
+    nearest = [row for row in table if row.cards_away == first.cards_away == 1]
+    assert first.unseen_outs == max(row.unseen_outs for row in nearest)
+    assert any(row.points_kept < first.points_kept for row in nearest)  # points first would throw another
+
+
 def test_discard_table_when_the_hand_can_lay_down_ranks_by_leftover_points() -> None:
-    table = advise("7H 8H 9H 10H 5C 5D 5S KC 3D", "progressive", 2, discards=True).discards
+    advice = advise("7H 8H 9H 10H 5C 5D 5S KC 3D", "progressive", 2, discards=True)
+    table = advice.discards
     assert table is not None
     assert table[0].card.token == "KC" and table[0].cards_away == 0 and table[0].leftover_points == 3
     assert table[1].card.token == "3D" and table[1].leftover_points == 10
+    # Before the draw every row is 0 away without outs: the points kept decide, as the order says.
+    assert advice.discard_order == "fewest cards away, then most unseen outs, then fewest points kept"
+    assert advise("7H 8H 9H 10H 5C 5D 5S KC 3D", "progressive", 2).discard_order is None  # no table asked
+    after_draw = advise("7H 8H 9H 10H 5C 5D 5S KC", "progressive", 2, discards=True)
+    assert after_draw.discards is not None and after_draw.discards[0].lays_down
+    assert after_draw.discard_order is not None and after_draw.discard_order.startswith(
+        "a discard that lets you lay down this turn first")
 
 
 # ---- bad input -----------------------------------------------------------------------------------

@@ -576,6 +576,7 @@ def test_the_discard_table_for_people_and_as_json(tmp_path: Path) -> None:
                                     str(row.card_points)]
         assert line.endswith("← discard this") == (row.rank == 1)
     assert len({line.index(row.card.face) for line, row in zip(rows, table)}) == 1  # columns line up
+    assert lines[-1] == "Ranked by: fewest cards away, then most unseen outs, then fewest points kept."
     answer = json.loads(succeeded(run(path, "-r", "2", "--players", "4", "--discards", "--json")))
     assert answer["discards"] == [row.to_dict() for row in table]
 

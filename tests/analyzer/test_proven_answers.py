@@ -6,8 +6,9 @@ rows alone (``advise(..., best_discards=True)``) and the advice's play after the
   hand one card smaller) gives the advice it gives from scratch, field for field; asked again,
   it solves nothing; an answer cut short by its work bound is not kept.
 - The best rows are the full table's first rows exactly (cards, figures, ranks), every row left
-  out is further from the contract (or behind a discard that lays down this turn), and the
-  table is never empty where the full one is not.
+  out is further from the contract (or behind a discard that lays down this turn, or, in a
+  go-out round far from going out, as far and keeping more points), and the table is never
+  empty where the full one is not.
 - The advice's play after the draw is ``analyze``'s play when the hand lays down this turn,
   else a discard of the full table's first row.
 """
@@ -21,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from analyzer import Play, advise, advised_play, analyze
-from analyzer.advice import DiscardRow
+from analyzer.advice import OUTS_COUNT_WITHIN, DiscardRow
 from analyzer.cards import Card
 from analyzer.round_solver import PROVEN, ProvenAnswers
 from analyzer.rules import Rules, preset
@@ -84,9 +85,15 @@ def _away(row: DiscardRow) -> float:
     return float("inf") if row.cards_away is None else row.cards_away
 
 
-def _behind(row: DiscardRow, first: DiscardRow) -> bool:
-    """A row that cannot rank first: behind a discard that lays down this turn, or further away."""
-    return not row.lays_down if first.lays_down else _away(row) > _away(first)
+def _behind(row: DiscardRow, first: DiscardRow, go_out: bool) -> bool:
+    """A row that cannot rank first: behind a discard that lays down this turn, or further away,
+    or, in a go-out round more than ``OUTS_COUNT_WITHIN`` draws away, as far and keeping more points."""
+    if first.lays_down:
+        return not row.lays_down
+    if go_out and first.cards_away is not None and first.cards_away > OUTS_COUNT_WITHIN \
+            and row.cards_away == first.cards_away:
+        return row.points_kept > first.points_kept
+    return _away(row) > _away(first)
 
 
 def _check_best_rows(hand: tuple[Card, ...], rules_name: str, round_number: int, moment: str | None) -> None:
@@ -98,8 +105,9 @@ def _check_best_rows(hand: tuple[Card, ...], rules_name: str, round_number: int,
     assert (len(best.discards) > 0) == (len(full.discards) > 0)
     assert best.discards == full.discards[:len(best.discards)]
     first = full.discards[0]
+    go_out = preset(rules_name).round(round_number).go_out
     for row in full.discards[len(best.discards):]:
-        assert _behind(row, first) and row.rank > first.rank
+        assert _behind(row, first, go_out) and row.rank > first.rank
     # Outside the table, the advice is the same.
     assert (best.lay_down, best.outs, best.unseen_outs) == (full.lay_down, full.outs, full.unseen_outs)
     if full.lay_down.moment == "after-draw":
@@ -132,6 +140,17 @@ def test_the_best_rows_are_the_full_tables_first_rows(rules_name: str, round_num
 def test_the_best_rows_of_a_hand_near_its_contract(turn: tuple[Rules, int, str, tuple[Card, ...]]) -> None:
     rules, round_number, moment, hand = turn  # often one discard from laying down, or laying down
     _check_best_rows(hand, rules.name, round_number, moment)
+
+
+# pagat's last round (three runs of 4, every card melded at once), 4 to 6 draws away, after the draw.
+FAR_FROM_GOING_OUT = ["5C QC 4C 2C 9C 5H 6D 3C 8C 8D 3D 3H 3H", "3H 10D 8C 9D QS 7C 3H 6C 7D 5D QH 2C 6D",
+                      "6D AS 9C 8D 8C 2H AH QC 10H 4D 3C 9S 2S"]
+
+
+@pytest.mark.parametrize("hand", FAR_FROM_GOING_OUT)
+def test_the_best_rows_far_from_going_out(hand: str) -> None:
+    # The points kept come before the outs there: only the costliest of the nearest discards need outs.
+    _check_best_rows(tuple(Card.parse(token) for token in hand.split()), "pagat", 7, None)
 
 
 def test_the_best_rows_leave_out_the_cards_that_break_melds() -> None:

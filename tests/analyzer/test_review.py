@@ -145,3 +145,46 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
         assert err.startswith("analyze: review: ") and message in err, err
 
 
+
+
+def go_out_round(hand: str) -> dict[str, Any]:
+    """``pagat``'s last round (three runs of 4 from 12 cards, going out at once): player 1 is dealt
+    the first 12 cards of ``hand``, draws the 13th and discards it; player 2, dealt three runs,
+    draws the card that makes one a run of 5 and goes out, laying down every card."""
+    rules = preset("pagat")
+    ids = [f"{token}#1" if token not in hand.split()[:i] else f"{token}#2" for i, token in enumerate(hand.split())]
+    runs = [[f"{rank}{suit}#2" for rank in ("9", "10", "J", "Q")] for suit in "SHD"]
+    every = [f"{card.token}#{n}" for card in ALL_CARD_KINDS
+             for n in range(1, (rules.deck_for(3).jokers if card.is_joker else 2) + 1)]
+    rest = sorted((i for i in every if i not in ids and i != "KS#2" and all(i not in run for run in runs)), key=order)
+    hands = [ids[:12], [i for run in runs for i in run], rest[:12]]
+    runs[0].append("KS#2")
+    events = [
+        {"event": "deal", "hands": hands, "face_up": rest[12], "stock": [ids[12], "KS#2", *rest[13:]]},
+        {"event": "draw", "seat": 0, "card": ids[12]},
+        {"event": "discard", "seat": 0, "card": ids[12]},
+        {"event": "draw", "seat": 1, "card": "KS#2"},
+        {"event": "lay_down", "seat": 1, "melds": [
+            {"kind": "run", "cards": run, "as": [i.split("#")[0] for i in run]} for run in runs]},
+        {"event": "go_out", "seat": 1},
+    ]
+    held = [sorted(ids[:12], key=order), [], sorted(rest[:12], key=order)]
+    events.append({"event": "score", "hands": held,
+                   "points": [sum(rules.points_of(card_of(i)) for i in h) for h in held]})
+    return {"format": "contract-rummy-game", "version": 1, "rules": "pagat",
+            "players": [{"seat": s, "name": name} for s, name in enumerate(["you", "bob", "cy"])],
+            "rounds": [{"round": 7, "events": events}]}
+
+
+@pytest.mark.parametrize(("hand", "order_said"), [
+    # Four draws from going out: whoever does not go out pays for every card held, so the points
+    # kept come before the outs (analyzer.advice.points_first).
+    ("5C QC 4C 2C 9C 5H 6D 3C 8C 8D 3D 3H 3H", "fewest cards away, then fewest points kept, then most unseen outs"),
+    # One draw away: the outs are the chance of going out next draw.
+    ("3D 4D 5D 6D AS 2S 3S 4S 4C 5C 6C 8C 5S", "fewest cards away, then most unseen outs, then fewest points kept"),
+])
+def test_the_review_says_the_discard_order_of_a_go_out_round(hand: str, order_said: str) -> None:
+    review = review_game(go_out_round(hand), 0)
+    discard = next(d for d in review.decisions if d.kind == "discard")
+    assert discard.why.startswith(f"the discard table: {order_said}"), discard.why
+    assert discard.chosen == f"discard {Card.parse(hand.split()[12]).face}"

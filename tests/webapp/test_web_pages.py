@@ -66,6 +66,7 @@ def test_a_hand_that_is_away_shows_the_cards_that_would_do_it_and_the_outs(clien
     assert "Cards that help" in html and "unseen in all" in html
     assert "Which card to discard, best first" in html
     assert re.search(r'<tr class="best">', html)
+    assert '<p class="order">Ranked by: fewest cards away, then most unseen outs, then fewest points kept.</p>' in html
 
 
 def test_a_hand_with_no_legal_play_this_turn_shows_the_witness_play_and_its_discard(client: FlaskClient) -> None:
