@@ -298,10 +298,46 @@ def advised_play(
         return Play(lay_down=play.melds, discard=play.discard)
     unseen = asked.unseen()
     to_solve = _hands_to_solve(analyser, cards, Moment.AFTER_DRAW, best_only=True)
-    if to_solve:
-        analyser.prefetch_outs(to_solve.values(), before_draw=True)
+    if not to_solve:
+        table, _ = _discard_table(analyser, cards, unseen, Moment.AFTER_DRAW, to_solve)
+        return Play(discard=table[0].card) if table else None
+    first = None if analyser.go_out else _first_with_every_out(analyser, cards, unseen, to_solve)
+    if first is not None:
+        return Play(discard=first)
+    analyser.prefetch_outs(to_solve.values(), before_draw=True)
     table, _ = _discard_table(analyser, cards, unseen, Moment.AFTER_DRAW, to_solve)
     return Play(discard=table[0].card) if table else None
+
+
+def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
+                          to_solve: dict[Card, tuple[Card, ...]]) -> Card | None:
+    """The discard table's first row without working out every row's outs, where a bound
+    allows; None where it does not (the whole table's rows that may rank first then decide).
+
+    Outside a go-out round, a hand without a card that is as far from its contract as the whole
+    hand has no out the whole hand lacks: a card bringing the smaller hand closer brings the
+    whole hand closer too (its arrangement leaves the discarded card over). So the whole hand's
+    unseen outs bound every such row's. The rows are asked in the order that breaks a tie of
+    outs (fewest points kept: the costliest discard first; a natural before a wild card; card
+    order), and the first to reach the bound ranks first: no later row has more outs, or as
+    many with fewer points kept. With ``advised_play`` after the draw and the hand not laying
+    down this turn, every row keeps all its cards but one (its points kept are the hand's)."""
+    whole, outs = analyser.outs(cards, before_draw=True)
+    if not (whole.proven_optimal and analyser.outs_complete(cards, before_draw=True)) or not whole.cards_away:
+        return None
+    bound = sum(unseen[out] for out in outs)
+    rules = analyser.rules
+    for card in sorted(to_solve, key=lambda card: (-rules.points_of(card), rules.is_wild(card), card.sort_key())):
+        rest = to_solve[card]
+        if not analyser.lay_down(rest, before_draw=True).proven_optimal:
+            continue  # unranked in the table too
+        row, row_outs = analyser.outs(rest, before_draw=True)
+        if not (row.proven_optimal and analyser.outs_complete(rest, before_draw=True)) \
+                or row.cards_away != whole.cards_away:
+            return None
+        if sum(unseen[out] for out in row_outs) == bound:
+            return card
+    return None
 
 
 def _unfinished(analyser: RoundSolver, outs_complete: bool, unranked: tuple[Card, ...],

@@ -15,6 +15,7 @@ rows alone (``advise(..., best_discards=True)``) and the advice's play after the
 
 from __future__ import annotations
 
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -24,7 +25,7 @@ from hypothesis import strategies as st
 from analyzer import Play, advise, advised_play, analyze
 from analyzer.advice import OUTS_COUNT_WITHIN, DiscardRow
 from analyzer.cards import Card
-from analyzer.round_solver import PROVEN, ProvenAnswers
+from analyzer.round_solver import PROVEN, ProvenAnswers, RoundSolver
 from analyzer.rules import Rules, preset
 from analyzer.solver import lay_down as lay_down_module
 from analyzer.solver.work import deterministic_work
@@ -187,6 +188,30 @@ def test_the_advised_play_counts_the_seen_cards() -> None:
     table = advise(hand, "progressive", 2, players=4, seen=seen, discards=True).discards
     assert table is not None and play == Play(discard=table[0].card)
     assert play.discard is not None and play.discard.rank == Card.parse("5C").rank
+
+
+def test_the_advised_play_stops_at_the_first_row_with_every_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Round 6 (a set and two runs of 4), 4 away whichever card goes, ten rows that may rank first:
+    the whole hand's unseen outs bound every row's, and the first row in the order that breaks a
+    tie of outs reaching them ranks first. So the play asks the outs of the whole hand and of that
+    row only, and discards the full table's first row."""
+    hand = "AS 5S 5C 3D 5H 7D 6C 2S 7H 5C 6C 9D AS"
+    asked: list[tuple[Card, ...]] = []
+    outs = RoundSolver.outs
+
+    def counted(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False) -> Any:
+        asked.append(tuple(cards))
+        return outs(self, cards, before_draw)
+
+    PROVEN.clear()
+    with monkeypatch.context() as patched:
+        patched.setattr(RoundSolver, "outs", counted)
+        play = advised_play(hand, "progressive", 6, players=4)
+    table = advise(hand, "progressive", 6, players=4, discards=True).discards
+    best = advise(hand, "progressive", 6, players=4, discards=True, best_discards=True).discards
+    assert table is not None and best is not None and len(best) == 10
+    assert play == Play(discard=table[0].card)
+    assert len(asked) == 2 and len(asked[0]) == 13 and len(asked[1]) == 12
 
 
 def test_a_budget_that_ranks_no_row_gives_no_play() -> None:
