@@ -288,8 +288,9 @@ def advised_play(
     (``advise(..., discards=True)``'s). None when the time (or work) budget ranked no row.
 
     It is what a player after that play alone asks (the arena's advised player, the computer's
-    seat), worked out with nothing else: not the hand's own outs or cards away (``advise``'s
-    ``outs`` and ``lay_down``), and of the table only the rows that may rank first, as with
+    seat), worked out with nothing else it can do without: outside a go-out round the hand's own
+    outs bound the rows' (``_first_with_every_out``), so it asks them first and stops at the
+    first row that reaches them; else of the table only the rows that may rank first, as with
     ``best_discards``. The arguments are ``advise``'s; the hand is after its draw."""
     asked = Asked.read(hand, rules, round_number, players, seen, buys_used, Moment.AFTER_DRAW)
     cards, analyser = asked.cards, asked.solver(time_limit)
@@ -297,22 +298,19 @@ def advised_play(
     if play is not None:
         return Play(lay_down=play.melds, discard=play.discard)
     unseen = asked.unseen()
-    to_solve = _hands_to_solve(analyser, cards, Moment.AFTER_DRAW, best_only=True)
-    if not to_solve:
-        table, _ = _discard_table(analyser, cards, unseen, Moment.AFTER_DRAW, to_solve)
-        return Play(discard=table[0].card) if table else None
-    first = None if analyser.go_out else _first_with_every_out(analyser, cards, unseen, to_solve)
+    first = None if analyser.go_out else _first_with_every_out(analyser, cards, unseen)
     if first is not None:
         return Play(discard=first)
-    analyser.prefetch_outs(to_solve.values(), before_draw=True)
+    to_solve = _hands_to_solve(analyser, cards, Moment.AFTER_DRAW, best_only=True)
+    if to_solve:
+        analyser.prefetch_outs(to_solve.values(), before_draw=True)
     table, _ = _discard_table(analyser, cards, unseen, Moment.AFTER_DRAW, to_solve)
     return Play(discard=table[0].card) if table else None
 
 
-def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int],
-                          to_solve: dict[Card, tuple[Card, ...]]) -> Card | None:
-    """The discard table's first row without working out every row's outs, where a bound
-    allows; None where it does not (the whole table's rows that may rank first then decide).
+def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen: dict[Card, int]) -> Card | None:
+    """The discard table's first row without working out every row, where a bound allows;
+    None where it does not (the table's rows that may rank first then decide).
 
     Outside a go-out round, a hand without a card that is as far from its contract as the whole
     hand has no out the whole hand lacks: a card bringing the smaller hand closer brings the
@@ -320,17 +318,26 @@ def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen
     unseen outs bound every such row's. The rows are asked in the order that breaks a tie of
     outs (fewest points kept: the costliest discard first; a natural before a wild card; card
     order), and the first to reach the bound ranks first: no later row has more outs, or as
-    many with fewer points kept. With ``advised_play`` after the draw and the hand not laying
-    down this turn, every row keeps all its cards but one (its points kept are the hand's)."""
+    many with fewer points kept, and a row further away ranks behind it. A card the whole
+    hand's best arrangement leaves over needs no lay-down solve: without it the hand is as far
+    away (that arrangement, and none closer). With ``advised_play`` after the draw and the hand
+    not laying down this turn, every row keeps all its cards but one (its points kept are the
+    hand's)."""
     whole, outs = analyser.outs(cards, before_draw=True)
     if not (whole.proven_optimal and analyser.outs_complete(cards, before_draw=True)) or not whole.cards_away:
         return None
     bound = sum(unseen[out] for out in outs)
+    left_over = set(whole.kept_with_missing())
     rules = analyser.rules
-    for card in sorted(to_solve, key=lambda card: (-rules.points_of(card), rules.is_wild(card), card.sort_key())):
-        rest = to_solve[card]
-        if not analyser.lay_down(rest, before_draw=True).proven_optimal:
-            continue  # unranked in the table too
+    for card in sorted(dict.fromkeys(cards), key=lambda card: (-rules.points_of(card), rules.is_wild(card),
+                                                                card.sort_key())):
+        rest = _without(cards, card)
+        if card not in left_over:
+            lay_down = analyser.lay_down(rest, before_draw=True)
+            if not lay_down.proven_optimal:
+                return None  # unranked in the table: the table decides without it
+            if lay_down.cards_away != whole.cards_away:
+                continue  # further away: behind any row as far as the whole hand
         row, row_outs = analyser.outs(rest, before_draw=True)
         if not (row.proven_optimal and analyser.outs_complete(rest, before_draw=True)) \
                 or row.cards_away != whole.cards_away:

@@ -194,24 +194,34 @@ def test_the_advised_play_stops_at_the_first_row_with_every_out(monkeypatch: pyt
     """Round 6 (a set and two runs of 4), 4 away whichever card goes, ten rows that may rank first:
     the whole hand's unseen outs bound every row's, and the first row in the order that breaks a
     tie of outs reaching them ranks first. So the play asks the outs of the whole hand and of that
-    row only, and discards the full table's first row."""
+    row only, solves no lay-down of a hand without a card the whole hand's best arrangement
+    leaves over, and discards the full table's first row."""
     hand = "AS 5S 5C 3D 5H 7D 6C 2S 7H 5C 6C 9D AS"
     asked: list[tuple[Card, ...]] = []
-    outs = RoundSolver.outs
+    solved: list[tuple[Card, ...]] = []
+    outs, lay_down = RoundSolver.outs, RoundSolver.lay_down
 
     def counted(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False) -> Any:
         asked.append(tuple(cards))
         return outs(self, cards, before_draw)
 
+    def laid(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False, meld_at_most: int | None = None) -> Any:
+        solved.append(tuple(cards))
+        return lay_down(self, cards, before_draw, meld_at_most)
+
     PROVEN.clear()
     with monkeypatch.context() as patched:
         patched.setattr(RoundSolver, "outs", counted)
+        patched.setattr(RoundSolver, "lay_down", laid)
         play = advised_play(hand, "progressive", 6, players=4)
     table = advise(hand, "progressive", 6, players=4, discards=True).discards
     best = advise(hand, "progressive", 6, players=4, discards=True, best_discards=True).discards
     assert table is not None and best is not None and len(best) == 10
     assert play == Play(discard=table[0].card)
     assert len(asked) == 2 and len(asked[0]) == 13 and len(asked[1]) == 12
+    whole = analyze(hand, "progressive", 6, moment="after-draw")
+    assert asked[1] not in solved and len(solved) < len(best)  # the row's lay-down read off the whole hand's
+    assert play.discard in whole.kept_with_missing()
 
 
 def test_a_budget_that_ranks_no_row_gives_no_play() -> None:
