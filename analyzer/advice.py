@@ -122,13 +122,12 @@ class Advice:
 
     @property
     def discard_order(self) -> str | None:
-        """How the discard table chose its best row, in words (``discard_order``); None without a table."""
+        """How the discard table chose its best row, in words (``analyzer.advice.discard_order``);
+        None without a table."""
         if not self.discards:
             return None
         top = self.discards[0]
-        if top.lays_down:
-            return "a discard that lets you lay down this turn first, then fewest points held when the turn ends"
-        return discard_order(self.lay_down.go_out, top.cards_away)
+        return discard_order(self.lay_down.go_out, top.cards_away, top.lays_down)
 
     def to_dict(self) -> dict[str, Any]:
         """The lay-down's dict with the advice keys added (``discards``, ``buy_answer``, ``buy``: null
@@ -457,8 +456,11 @@ def points_first(go_out: bool, cards_away: int | None) -> bool:
     return go_out and cards_away is not None and cards_away > OUTS_COUNT_WITHIN
 
 
-def discard_order(go_out: bool, cards_away: int | None) -> str:
-    """The discard table's order, in words, among discards leaving the hand this far away."""
+def discard_order(go_out: bool, cards_away: int | None, lays_down: bool = False) -> str:
+    """The discard table's order, in words, among discards leaving the hand this far away (or,
+    ``lays_down``, among those that let it lay down this turn)."""
+    if lays_down:
+        return "a discard that lets you lay down this turn first, then fewest points held when the turn ends"
     if points_first(go_out, cards_away):
         return ("fewest cards away, then fewest points kept, then most unseen outs (far from going out "
                 "in a go-out round, where every card held is paid for)")
