@@ -314,7 +314,8 @@ def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen
     Outside a go-out round, a hand without a card that is as far from its contract as the whole
     hand has no out the whole hand lacks: a card bringing the smaller hand closer brings the
     whole hand closer too (its arrangement leaves the discarded card over). So the whole hand's
-    unseen outs bound every such row's. The rows are asked in the order that breaks a tie of
+    unseen outs bound every such row's, and its outs hold each such row's (asked ``within``
+    them, the same outs sooner). The rows are asked in the order that breaks a tie of
     outs (fewest points kept: the costliest discard first; a natural before a wild card; card
     order), and the first to reach the bound ranks first: no later row has more outs, or as
     many with fewer points kept, and a row further away ranks behind it. A card the whole
@@ -337,7 +338,7 @@ def _first_with_every_out(analyser: RoundSolver, cards: tuple[Card, ...], unseen
                 return None  # unranked in the table: the table decides without it
             if lay_down.cards_away != whole.cards_away:
                 continue  # further away: behind any row as far as the whole hand
-        row, row_outs = analyser.outs(rest, before_draw=True)
+        row, row_outs = analyser.outs(rest, before_draw=True, within=outs)
         if not (row.proven_optimal and analyser.outs_complete(rest, before_draw=True)) \
                 or row.cards_away != whole.cards_away:
             return None

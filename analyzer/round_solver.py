@@ -48,17 +48,19 @@ class Deadline:
         finally:
             self.ends += time.monotonic() - start
 
-# (hand, rules, round, deck, time limit, before the draw, the hand's lay-down if already solved)
-# -> (the hand's lay-down, its outs)
-OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool, LayDown | None],
+# (hand, rules, round, deck, time limit, before the draw, the hand's lay-down if already solved,
+# cards known to hold every out if any) -> (the hand's lay-down, its outs)
+OutsFinder = Callable[[tuple[Card, ...], Rules, int, DeckRule, float, bool, LayDown | None,
+                       frozenset[Card] | None],
                       tuple[LayDown, frozenset[Card]]]
 
 
 def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
-                      time_limit: float, before_draw: bool = False,
-                      solved: LayDown | None = None) -> tuple[LayDown, frozenset[Card]]:
+                      time_limit: float, before_draw: bool = False, solved: LayDown | None = None,
+                      within: frozenset[Card] | None = None) -> tuple[LayDown, frozenset[Card]]:
     """The naive way to find outs: solve the hand, then the hand plus each card kind the deck
-    still has a copy of (53 solves). Kept as the benchmark's baseline and a fallback.
+    still has a copy of (53 solves; only those in ``within`` when given, a set known to hold
+    every out). Kept as the benchmark's baseline and a fallback.
 
     The hand with the card is the hand after the draw: in a go-out round it must meld as many
     cards as the hand before the draw would (docs/lay-down.md)."""
@@ -69,7 +71,7 @@ def outs_by_resolving(cards: tuple[Card, ...], rules: Rules, round_number: int, 
     held = Counter(cards)
     outs = set()
     for card in ALL_CARD_KINDS:
-        if held[card] >= deck_copies(card, deck):
+        if held[card] >= deck_copies(card, deck) or within is not None and card not in within:
             continue
         closer = solver.solve_lay_down(cards + (card,), rules, round_number, deck, time_limit,
                                        before_draw=before_draw and not rules.round(round_number).go_out)
@@ -209,32 +211,35 @@ class RoundSolver:
                 PROVEN.put(shared, found)
         return found
 
-    def outs(self, cards: Iterable[Card], before_draw: bool = False) -> tuple[LayDown, frozenset[Card]]:
+    def outs(self, cards: Iterable[Card], before_draw: bool = False,
+             within: frozenset[Card] | None = None) -> tuple[LayDown, frozenset[Card]]:
+        """The hand's lay-down and outs. ``within``: cards known to hold every out, which
+        spares the search the others (``find_outs``); the answer is the same."""
         key = self._key(cards, before_draw)
         if key not in self._outs:
-            self._store_outs(key, self._find(key))
+            self._store_outs(key, self._find(key, within))
         return self._lay_downs[key, None], self._outs[key]
 
-    def _find(self, key: Key) -> tuple[LayDown, frozenset[Card]] | None:
+    def _find(self, key: Key, within: frozenset[Card] | None = None) -> tuple[LayDown, frozenset[Card]] | None:
         """The finder's answer; None when the budget was spent before it could start."""
         # The lay-down handed to the finder, if any, is this one's (proven, the same answer).
         shared = None if self._proven is None else (self._proven, "outs", key)
         known = None if shared is None else PROVEN.get(shared)
         if isinstance(known, tuple):
             return known
-        found = self._search(key)
+        found = self._search(key, within)
         if shared is not None and found is not None and key not in self._cut_short and found[0].proven_optimal:
             PROVEN.put(shared, found)
         return found
 
-    def _search(self, key: Key) -> tuple[LayDown, frozenset[Card]] | None:
+    def _search(self, key: Key, within: frozenset[Card] | None) -> tuple[LayDown, frozenset[Card]] | None:
         if self.expired:
             return None
         with deterministic_work(self.work):
             try:
                 solved = None if self.seen else self._lay_downs.get((key, None))  # a seen card changes it
                 found = self.find_outs(key[0], self.rules, self.round_number, self.deck, self._time(), key[1],
-                                       solved)
+                                       solved, within)
             except OutsCutShort as stopped:  # a solve stopped unproven, or the finder's time ran out
                 self._cut_short.add(key)
                 return stopped.found

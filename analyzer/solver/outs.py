@@ -65,6 +65,7 @@ class _Unproven(Exception):
 
 def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: DeckRule,
               time_limit: float, before_draw: bool = False, solved: LayDown | None = None,
+              within: frozenset[Card] | None = None,
               known: KnownArrangements | None = None) -> tuple[LayDown, frozenset[Card]]:
     """The hand's lay-down answer and its *outs*: the distinct cards (naturals and the joker)
     whose addition lowers ``cards_away``. Empty when the hand can lay down, or never can.
@@ -84,6 +85,11 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
     round and deck, nothing seen). Proven, it is the answer a solve here would give (the same
     model, the same parameters): no solve repeats it, and the outs are asked of a model built
     for them (a discard table solves each row's lay-down, then the outs of the best rows).
+
+    ``within``: cards known to hold every out, if the caller knows such a bound (outside a
+    go-out round, the outs of a hand one card larger and as far away: a card bringing this
+    hand closer brings that one closer too). No card outside it is asked about, and the search
+    ends once every card in it is an out; the outs are the same.
 
     ``known``: arrangements found for other hands of the same round and deck (the hands of one
     discard table), which may be best arrangements of this one too: this call reads outs off
@@ -107,7 +113,7 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         # ignores them restarts with them when an arrangement asks too much: ``_outs_by_union``).
         if built is None or not built.same_suit_rule:
             built = build_model(problem, built is not None and built.strict_deck)
-        outs, complete = _outs_by_union(problem, lay_down, built, ends, known)
+        outs, complete = _outs_by_union(problem, lay_down, built, ends, within, known)
     elif problem.runs_by_window and (problem.target is None or problem.target > len(problem.hand)):
         # No per-meld wild limits: the window-counted model of the lay-down, asked for gap sites
         # (the lay-down's own, unless it fell back to the strict model, which takes slots, or
@@ -115,18 +121,19 @@ def find_outs(hand: tuple[Card, ...], rules: Rules, round_number: int, deck: Dec
         # Not for a go-out hand after the draw: hand + card melds one card more there.
         window_model = (built if built is not None and not built.strict_deck and built.same_suit_rule
                         else build_model(problem, strict_deck=False))
-        outs, complete = _outs_by_union(problem, lay_down, window_model, ends, known)
+        outs, complete = _outs_by_union(problem, lay_down, window_model, ends, within, known)
     else:
         # Per-meld wild limits (the Shanghai family): one model of the hand that names every
         # missing card (tried: a strict model with a site per card) proves more slowly than
         # asking which extra card brings the hand closer, of candidates a bound keeps few.
-        outs, complete = _outs_by_resolving(problem, lay_down, ends, known)
+        outs, complete = _outs_by_resolving(problem, lay_down, ends, within, known)
     if not complete:
         raise OutsCutShort((lay_down, frozenset(outs)))
     return lay_down, frozenset(outs)
 
 
 def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: float,
+                   within: frozenset[Card] | None = None,
                    known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
     """Outs for window-counted runs (no per-meld wild limits), where any gap may take any wild
     card: exact contracts, and minimum contracts' relaxed model (may-i, eveleigh).
@@ -157,20 +164,24 @@ def _outs_by_union(problem: Problem, lay_down: LayDown, built: Model, ends: floa
         known.add(problem, lay_down.with_missing, lay_down.missing)
     try:
         # The lay-down's own model, asked a new question.
-        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built, known)
+        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, built, within, known)
     except DeckTooSmall:
         if not problem.counted_by_window:  # a minimum contract's strict model takes slots
-            return _outs_by_resolving(problem, lay_down, ends, known)
+            return _outs_by_resolving(problem, lay_down, ends, within, known)
         strict = build_model(problem, strict_deck=True)
-        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict)
+        return _collect_gap_sites(problem, lay_down.cards_away, ends, outs, strict, within)
 
 
 def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set[Card],
-                       built: Model, known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
+                       built: Model, within: frozenset[Card] | None = None,
+                       known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
     """``outs`` and the cards of the gap sites of best arrangements, found one arrangement at a
     time; and whether the last answer proved that no best arrangement shows another (False:
-    the time ran out, or a solve stopped before it could prove that)."""
+    the time ran out, or a solve stopped before it could prove that). A site whose cards are
+    outs already or outside ``within`` (``find_outs``) shows nothing new."""
     outs = set(outs)
+    if within is not None and within <= outs:
+        return outs, True
     strict_deck = built.cover is not None
     model = built.model
     model.add(built.missing_total == cards_away)
@@ -184,7 +195,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
 
     sites = _run_gap_sites(problem, built, outs, open_windows) + _set_gap_sites(problem, built, outs)
     while not _spent(ends):
-        fresh = [site for site, cards in sites if not set(cards) <= outs]
+        fresh = [site for site, cards in sites if not _only_outs(cards, outs, within)]
         if not fresh:
             return outs, True
         model.maximize(sum(fresh))
@@ -194,7 +205,7 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
             return outs, True
         if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
             return outs, False  # stopped at its limit before finding any arrangement: unproven
-        found = [cards for site, cards in sites if solver.value(site) and not set(cards) <= outs]
+        found = [cards for site, cards in sites if solver.value(site) and not _only_outs(cards, outs, within)]
         if not found:
             # A best arrangement with no new site proves none has one only if it is optimal
             # (FEASIBLE: stopped at its limit before proving the maximum is 0).
@@ -212,6 +223,11 @@ def _collect_gap_sites(problem: Problem, cards_away: int, ends: float, outs: set
         runs, sets = skeleton(built, solver)
         outs |= _neighbour_outs(problem, runs, _placed_sets(built, solver, sets), wilds_used(built, solver))
     return outs, False  # past the time limit: the outs found so far
+
+
+def _only_outs(cards: list[Card], outs: set[Card], within: frozenset[Card] | None) -> bool:
+    """Whether a gap site's cards can add no out: each is an out already or outside ``within``."""
+    return all(card in outs or within is not None and card not in within for card in cards)
 
 
 # A gap site: a run position, or a rank for sets, with the cards that fit it; its variable is 1
@@ -332,12 +348,14 @@ def _placed_sets(built: Model, solver: cp_model.CpSolver, sets: list[SetSkeleton
 
 
 def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
+                       within: frozenset[Card] | None = None,
                        known: KnownArrangements | None = None) -> tuple[set[Card], bool]:
     """For rule sets whose runs take slots: which cards make hand + card closer, asked of one
     model where the extra card is a decision (``ExtraCard``): find a card that does, rule it
     out, ask again; the last solve, infeasible, proves that no card left does.
 
-    Which cards it need not ask about, and why: docs/advice.md, "Outs asked card by card".
+    Which cards it need not ask about, and why: docs/advice.md, "Outs asked card by card"; nor
+    about a card outside ``within`` (``find_outs``).
 
     With the outs, whether the search proved it has them all (False: the time ran out, or a
     solve stopped at its time or work limit before it could say no)."""
@@ -352,6 +370,7 @@ def _outs_by_resolving(problem: Problem, lay_down: LayDown, ends: float,
             known.add(problem, lay_down.with_missing, lay_down.missing)
     bound = MissingBound(problem) if counted_as_missing else None
     candidates = [card for card in ALL_CARD_KINDS if card not in outs and problem.spare(card)
+                  and (within is None or card in within)
                   and not (bound and not bound.could_be_missing(card, cards_away))]
     if not candidates:
         return outs, True

@@ -11,6 +11,8 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import replace
+from typing import Any
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -24,6 +26,7 @@ from analyzer.hand import deck_copies
 from analyzer.result import LayDown, PlacedMeld
 from analyzer.round_solver import RoundSolver, outs_by_resolving
 from analyzer.rules import DeckRule, MeldKind, Rules, preset
+from analyzer.solver import outs as outs_module
 from analyzer.solver.lay_down import solve_lay_down
 from analyzer.solver.model import Problem, build_model, make_problem
 from analyzer.solver.outs import (
@@ -140,6 +143,60 @@ def test_the_outs_check_catches_wrong_finders() -> None:
     for wrong in (every_card, no_card, no_joker):
         with pytest.raises(AssertionError):
             check_outs(hand, rules, 2, (), wrong)
+
+
+@pytest.mark.parametrize("rules_name, round_number", SMALL_ROUNDS)
+@FEW
+@given(data=st.data())
+def test_outs_asked_within_a_larger_hands_are_the_same(rules_name: str, round_number: int,
+                                                       data: st.DataObject) -> None:
+    """Outside a go-out round, a hand a card smaller and as far from its contract has no out
+    the larger hand lacks (by brute force), so ``find_outs`` asked only within the larger hand's
+    outs gives its outs all the same."""
+    rules = preset(rules_name)
+    assert not rules.round(round_number).go_out
+    _, _, cards = data.draw(near_contract([rules], [round_number], list(Suit), 8, within_largest_deck=True))
+    deck = rules.deck_for(None)
+    stray = data.draw(st.sampled_from([card for card in ALL_CARD_KINDS
+                                       if Counter(cards)[card] < deck_copies(card, deck)]))
+    hand = cards + (stray,)
+    rest = list(hand)
+    rest.remove(data.draw(st.one_of(st.just(stray), st.sampled_from(hand))))  # the stray: often left over
+    away = reference_cards_away(hand, rules, round_number, deck, max_extra=MAX_AWAY)
+    if not away or reference_cards_away(tuple(rest), rules, round_number, deck, max_extra=MAX_AWAY) != away:
+        return  # the bound holds only for a hand as far away (the next example)
+    larger = reference_outs(hand, rules, round_number, deck, away)
+    expected = reference_outs(tuple(rest), rules, round_number, deck, away)
+    assert expected <= larger
+    lay_down, found = find_outs(tuple(rest), rules, round_number, deck, 5.0, within=frozenset(larger))
+    assert lay_down.cards_away == away and found == expected
+
+
+def test_outs_asked_within_a_bound_ask_no_card_outside_it() -> None:
+    """The bound spares the search: of "4C 4D 9S 9H 9C JD KS" (Shanghai round 1, two sets of 3,
+    1 away), discarding the KS leaves a hand as far away whose outs are asked card by card
+    (``ExtraCard``), only of the whole hand's outs not yet read off an arrangement."""
+    rules = preset("shanghai")
+    deck = rules.deck_for(None)
+    hand = parse_cards("4C 4D 9S 9H 9C JD KS")
+    rest = parse_cards("4C 4D 9S 9H 9C JD")
+    whole, bound = find_outs(hand, rules, 1, deck, 5.0)
+    asked: list[list[Card]] = []
+    extra_card = outs_module.ExtraCard.__init__
+
+    def recorded(self: outs_module.ExtraCard, problem: Problem, candidates: list[Card], *args: Any,
+                 **kwargs: Any) -> None:
+        asked.append(list(candidates))
+        extra_card(self, problem, candidates, *args, **kwargs)
+
+    with mock.patch.object(outs_module.ExtraCard, "__init__", recorded):
+        free = find_outs(rest, rules, 1, deck, 5.0)
+        free_asked = [card for candidates in asked for card in candidates]
+        asked.clear()
+        bounded = find_outs(rest, rules, 1, deck, 5.0, within=bound)
+    assert whole.cards_away == free[0].cards_away == 1 and bounded == free
+    assert set(free_asked) - bound  # without the bound, cards that are no out of the whole hand were asked
+    assert asked and all(set(candidates) <= bound for candidates in asked)
 
 
 def test_the_naive_and_the_solver_outs_agree_on_large_hands() -> None:

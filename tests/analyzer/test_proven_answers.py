@@ -201,9 +201,10 @@ def test_the_advised_play_stops_at_the_first_row_with_every_out(monkeypatch: pyt
     solved: list[tuple[Card, ...]] = []
     outs, lay_down = RoundSolver.outs, RoundSolver.lay_down
 
-    def counted(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False) -> Any:
+    def counted(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False,
+                within: frozenset[Card] | None = None) -> Any:
         asked.append(tuple(cards))
-        return outs(self, cards, before_draw)
+        return outs(self, cards, before_draw, within)
 
     def laid(self: RoundSolver, cards: tuple[Card, ...], before_draw: bool = False, meld_at_most: int | None = None) -> Any:
         solved.append(tuple(cards))
