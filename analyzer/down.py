@@ -522,19 +522,21 @@ class _Search:
     def ends(self, hand: Sequence[Card], alike: bool = False) -> list[_End]:
         """Every legal end of the turn: each position reached (``reach``), with each discard
         ``Turn`` allows there (and none, where it allows that)."""
-        ends = []
-        for turn, path in self.reach(self.turn(hand), alike):
-            for discard in (None, *dict.fromkeys(turn.held())):
-                done = turn.copy()
-                try:
-                    if discard is not None:
-                        done.discard(discard)
-                    done.finish()
-                except TableError:
-                    continue
-                kept = tuple(done.held())
-                ends.append(_End(done, path, discard, kept, sum(self.rules.points_of(card) for card in kept)))
-        return ends
+        return [end for turn, path in self.reach(self.turn(hand), alike) for end in self._ends_at(turn, path)]
+
+    def _ends_at(self, turn: Turn, path: tuple[Move, ...]) -> Iterator[_End]:
+        """The legal ends of the turn at one position: each discard ``Turn`` allows there (and
+        none, where it allows that)."""
+        for discard in (None, *dict.fromkeys(turn.held())):
+            done = turn.copy()
+            try:
+                if discard is not None:
+                    done.discard(discard)
+                done.finish()
+            except TableError:
+                continue
+            kept = tuple(done.held())
+            yield _End(done, path, discard, kept, sum(self.rules.points_of(card) for card in kept))
 
     def left(self, hand: Sequence[Card], melds: Sequence[Sequence[PlacedMeld]]) -> int:
         """The fewest cards of ``hand`` the moves can leave on ``melds`` (no discard), searched
@@ -792,7 +794,8 @@ class _Search:
         take = DrawOption(FaceUpChoice.TAKE, float(taken.goes_out), float(len(taken.kept)), float(taken.unseen_outs),
                           float(taken.points_kept))
         if settle:
-            kept = self._drawn_mean(hand, lambda drawn: (not (fewest := self.fewest_kept(drawn)), fewest))
+            kept = self._drawn_mean(hand, lambda drawn: (not (fewest := self.fewest_kept(drawn)), fewest),
+                                    self._kept_alike(hand))
             if kept is None:  # no card left unseen, or no time
                 return (take,)
             (goes_out, cards_kept), weighed, total = kept
@@ -815,11 +818,14 @@ class _Search:
 
         return tuple(sorted((take, draw), key=merit))
 
-    def _drawn_mean(self, hand: Sequence[Card], figures: Callable[[tuple[Card, ...]], tuple[int, ...]]
+    def _drawn_mean(self, hand: Sequence[Card], figures: Callable[[tuple[Card, ...]], tuple[int, ...]],
+                    drawn_alike: Callable[[Card], Hashable] | None = None
                     ) -> tuple[tuple[float, ...], int, tuple[int, ...]] | None:
         """The mean of ``figures`` of ``hand`` with a card drawn, over the unseen cards (each
-        copy once; the cards alike by ``_drawn_alike`` worked out once), the copies weighed and
-        the sums; None where no card is weighed (none unseen, or no time)."""
+        copy once; the cards alike by ``drawn_alike``, by default ``_drawn_alike``, worked out
+        once), the copies weighed and the sums; None where no card is weighed (none unseen, or
+        no time)."""
+        drawn_alike = drawn_alike or self._drawn_alike
         sums: list[int] = []
         alike: dict[Hashable, tuple[int, ...]] = {}  # the figures after drawing a card, by ``_drawn_alike``
         weighed = 0
@@ -828,7 +834,7 @@ class _Search:
                 self.truncated = True
                 break
             weighed += count
-            key = self._drawn_alike(drawn)
+            key = drawn_alike(drawn)
             found = alike.get(key)
             if found is None:
                 self.unseen[drawn] -= 1  # the drawn copy is no longer unseen
@@ -839,10 +845,33 @@ class _Search:
             return None
         return tuple(value / weighed for value in sums), weighed, tuple(sums)
 
+    def _kept_alike(self, hand: Sequence[Card]) -> Callable[[Card], Hashable]:
+        """A key shared by the cards whose draw leaves as few cards kept (``fewest_kept``):
+        beyond ``_drawn_alike``, every card with no move worth trying on any table the moves of
+        ``hand`` reach (``_placeable``). Such a card never moves once drawn (the other cards'
+        moves never depend on it), so the ends after drawing it are the hand's positions holding
+        it besides, each with a discard of it or of another card: as many cards kept, whichever
+        card it is (its points and outs aside, which this count leaves out). Where that search
+        stopped short of every position, ``_drawn_alike`` alone."""
+        truncated, self.truncated = self.truncated, False
+        placeable, _ = self._placeable(hand, self.melds)
+        cut, self.truncated = self.truncated, truncated or self.truncated
+        if cut:
+            return self._drawn_alike
+        return lambda card: "never moves" if card not in placeable else self._drawn_alike(card)
+
     def fewest_kept(self, hand: Sequence[Card]) -> int:
         """The cards the best row of ``hand`` keeps (``rows``' first), without counting outs: the
-        fewest any end of the turn keeps."""
-        return min(len(end.kept) for end in self.ends(hand, alike=True))
+        fewest any end of the turn keeps. The positions are tried fewest cards held first, and
+        the search stops where no discard could keep fewer (a discard lets one card go)."""
+        fewest = None
+        for turn, path in sorted(self.reach(self.turn(hand), alike=True), key=lambda found: found[0].hand.total()):
+            if fewest is not None and turn.hand.total() - 1 >= fewest:
+                break
+            for end in self._ends_at(turn, path):
+                fewest = len(end.kept) if fewest is None else min(fewest, len(end.kept))
+        assert fewest is not None  # a turn can always end with some discard or none
+        return fewest
 
 
 def _next_to(rank: int) -> tuple[int, ...]:

@@ -468,6 +468,37 @@ def test_the_stock_is_asked_once_a_rank_on_a_table_of_sets() -> None:
     assert 7 <= len(asked) == len(set(asked)) <= 7 + 1 + 5  # every set rank asked, none twice
 
 
+def test_the_stock_asks_once_for_the_cards_no_move_takes() -> None:
+    """Take-or-draw settled by cards kept (``best_only``): a drawn card with no move on any
+    table the hand's moves reach never moves, so every such card keeps as many cards, and they
+    are asked once (not once for each card of a run's suit), with the figures of asking each
+    apart and of the full answer."""
+    name, number, own, others, players, hand, face_up = (
+        "progressive", 2, OWN, "KH KD KS ; 3D 4D 5D 6D | 9C 9D 9H", 4, "10S 4D 2C JC", "9H")
+    asked: list[tuple[Card, ...]] = []
+    fewest_kept = _Search.fewest_kept
+
+    def counted(search: _Search, cards: Sequence[Card]) -> int:
+        asked.append(tuple(cards))
+        return fewest_kept(search, cards)
+
+    def question() -> DownAdvice:
+        return advise_down(hand, name, number, own, table=others, players=players, face_up=face_up, best_only=True)
+
+    with mock.patch.object(_Search, "fewest_kept", counted):
+        once = question()
+        merged = len(asked)
+        asked.clear()
+        with mock.patch.object(_Search, "_kept_alike", lambda search, cards: search._drawn_alike):
+            apart = question()
+    full = advise_down(hand, name, number, own, table=others, players=players, face_up=face_up)
+    assert once.face_up is not None and apart.face_up is not None and full.face_up is not None
+    assert once.face_up.options == apart.face_up.options
+    assert [o.choice for o in once.face_up.options] == [o.choice for o in full.face_up.options]
+    assert [o.cards_kept for o in once.face_up.options] == pytest.approx([o.cards_kept for o in full.face_up.options])
+    assert merged < len(asked) // 2
+
+
 def test_a_table_of_sets_alone_asks_no_drawn_card_for_outs() -> None:
     """With no run on the table and no wild card kept, no drawn card lets a kept card go (a set
     takes its rank whatever else is laid off): the outs ask about no card at all, and there are
