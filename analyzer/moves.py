@@ -17,8 +17,8 @@ makes it, feeds it a ``Play`` and takes its hand and melds only when the whole t
 
 from __future__ import annotations
 
-import copy
 import enum
+import functools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -76,6 +76,10 @@ def player(seat: int) -> str:
 # ---- one meld grows -----------------------------------------------------------------------------
 
 
+GROWN_KEPT = 1 << 16  # lay-offs asked of ``grown`` whose answers are kept in a process
+
+
+@functools.lru_cache(maxsize=GROWN_KEPT)
 def grown(meld: PlacedMeld, card: Card, rules: Rules, end: End | None = None) -> PlacedMeld | str:
     """The meld with ``card`` laid off on it, or why the card does not fit, in the rule's words.
 
@@ -83,7 +87,11 @@ def grown(meld: PlacedMeld, card: Card, rules: Rules, end: End | None = None) ->
     card next to either end, within the places runs may use (``analyzer.melds.run_ends``), and a
     wild card at an end (the high end unless ``end`` says low, or the high end has no room).
     Every meld it makes passes ``analyzer.melds.meld_problems``: the wild limits and the run
-    length are those of any meld."""
+    length are those of any meld.
+
+    A pure function of its arguments (all immutable), kept for the last ``GROWN_KEPT`` asked:
+    the advice once down asks which cards each meld takes (``analyzer.down``), then tries the
+    same lay-offs on many positions of the table."""
     wild = rules.is_wild(card)
     if meld.kind != MeldKind.RUN:
         if end is not None:
@@ -170,7 +178,8 @@ class Turn:
     def copy(self) -> Turn:
         """The turn as it stands, to try moves on without changing this one (the advice once
         the contract is down searches plays this way)."""
-        twin = copy.copy(self)
+        twin = object.__new__(type(self))
+        twin.__dict__.update(self.__dict__)  # as ``copy.copy``, without its generic protocol
         twin.hand = Counter(self.hand)
         twin.melds = [list(seat_melds) for seat_melds in self.melds]
         twin.made = list(self.made)
