@@ -720,11 +720,17 @@ class _Search:
         Any other card is its own key."""
         if card.suit in self._run_suits:
             return card
-        wild = self.rules.is_wild(card)
-        if not wild and not any(meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat
-                                if meld.kind is not MeldKind.RUN):
+        if self._inert(card):
             return "inert", self.rules.points_of(card)
-        return "sets only", card.rank, wild, self.rules.points_of(card)
+        return "sets only", card.rank, self.rules.is_wild(card), self.rules.points_of(card)
+
+    def _inert(self, card: Card) -> bool:
+        """A natural card with no run of its suit and no set of its rank on the table: no move
+        this turn can take it (a lay-off or a joker's place needs such a meld, and moves make no
+        new meld)."""
+        return (card.suit not in self._run_suits and not self.rules.is_wild(card)
+                and not any(meld.stands_for[0].rank == card.rank for seat in self.melds for meld in seat
+                            if meld.kind is not MeldKind.RUN))
 
     def _fits(self, probe: Turn, card: Card) -> bool:
         """Whether ``card`` has a legal first move on the table of ``probe``."""
@@ -862,14 +868,19 @@ class _Search:
 
     def fewest_kept(self, hand: Sequence[Card]) -> int:
         """The cards the best row of ``hand`` keeps (``rows``' first), without counting outs: the
-        fewest any end of the turn keeps. The positions are tried fewest cards held first, and
-        the search stops where no discard could keep fewer (a discard lets one card go)."""
+        fewest any end of the turn keeps. The positions are searched depth first, one of each
+        set alike (``_positions``), their ends asked only where a discard could keep fewer than
+        found so far (a discard lets one card go), and the search stops at the least any end
+        can keep: the inert cards (``_inert``: they never move) less one discard."""
+        least = max(0, sum(map(self._inert, hand)) - 1)
         fewest = None
-        for turn, path in sorted(self.reach(self.turn(hand), alike=True), key=lambda found: found[0].hand.total()):
+        for turn in self._positions(self.turn(hand)):
             if fewest is not None and turn.hand.total() - 1 >= fewest:
-                break
-            for end in self._ends_at(turn, path):
+                continue
+            for end in self._ends_at(turn, ()):
                 fewest = len(end.kept) if fewest is None else min(fewest, len(end.kept))
+            if fewest == least:
+                break
         assert fewest is not None  # a turn can always end with some discard or none
         return fewest
 

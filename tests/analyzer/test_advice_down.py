@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from unittest import mock
 
 import pytest
@@ -209,6 +209,42 @@ def test_the_best_turn_is_as_good_as_any_order_of_moves(position: tuple[str, int
         assert row.points_kept == sum(rules.points_of(card) for card in row.kept)
     ranks = [figures(row) for row in advice.rows]
     assert ranks == sorted(ranks)
+
+
+@settings(max_examples=40)
+@given(positions())
+def test_the_fewest_cards_kept_are_the_brute_forces(position: tuple[str, int, str, str, tuple[Card, ...]]) -> None:
+    """``fewest_kept`` (take-or-draw's count once down: depth first, ends asked only where they
+    could keep fewer, stopped at the inert cards less one) is the fewest cards any finished turn
+    keeps, every order of moves tried."""
+    name, number, own, others, hand = position
+    rules = preset(name)
+    table = _table(rules, own, others)
+    search = _Search(rules, number, table, unseen_of(rules, hand, table), Deadline(60))
+    assert search.fewest_kept(hand) == min(sum(end.hand.values()) for end in brute_ends(rules, number, hand, table))
+
+
+def test_the_fewest_cards_kept_stop_at_the_inert_cards() -> None:
+    """With the 8H and AH inert (no set of their rank, no run on the table), no end keeps fewer
+    than one card: the search stops at the first end that keeps one, before every position."""
+    name, number, own, others, _ = ALIKE_TABLES[0]
+    rules = preset(name)
+    table = _table(rules, own, others)
+    hand = parse_cards("7S 9C QH JK 8H AH")
+    search = _Search(rules, number, table, unseen_of(rules, hand, table), Deadline(60))
+    visited = []
+    positions = _Search._positions
+
+    def counted(self: _Search, start: Turn) -> Iterator[Turn]:
+        for turn in positions(self, start):
+            visited.append(turn)
+            yield turn
+
+    with mock.patch.object(_Search, "_positions", counted):
+        assert search.fewest_kept(hand) == 1
+    every = search.reach(search.turn(hand), alike=True)
+    assert 0 < len(visited) < len(every)
+    assert min(sum(end.hand.values()) for end in brute_ends(rules, number, hand, table)) == 1
 
 
 @settings(max_examples=20)
