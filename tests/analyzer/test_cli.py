@@ -452,13 +452,14 @@ def test_list_rules_as_json() -> None:
         assert got["discard_to_go_out"] == want["discard_to_go_out"]
 
 
-def test_readme_shows_what_the_command_prints(tmp_path: Path) -> None:
+def test_readme_and_its_docs_show_what_the_command_prints(tmp_path: Path) -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     example, away = (block.split("```")[0].strip() for block in readme.split("```text\n")[1:3])
     assert example == succeeded(run("--example")).strip()
     assert THREE_AWAY in readme
     assert away in succeeded(run(hand_file(tmp_path, THREE_AWAY), "-r", "6"))
-    shown_json = readme.split("```json\n")[1].split("```")[0]
+    command = (ROOT / "docs" / "command.md").read_text(encoding="utf-8")
+    shown_json = command.split("## The JSON answer\n")[1].split("```json\n")[1].split("```")[0]
     assert json.loads(shown_json) == json.loads(succeeded(run("--example", "--json")))
 
 
